@@ -947,6 +947,8 @@ def call(mask, f, /, *args, **kw):
         if f is collections.OrderedDict and args and iterated_by_python(args[0]) and not hasattr(args[0], "keys"):
             return _twin_call(EVERY_ARGUMENT, drawn_ordered_dict, (), args, kw)  # (its rule drew them natively)
         if rule.inplace is not None:
+            if (cls := _numeric_by_python(args, True)) is not None:  # (`a.fill(obj)` by obj's `__float__`: 0 came out)
+                raise _converted_by_python(f, cls)
             _stamp(rule, f, full, is_method)
             y, back = rule.inplace(*full, **kw)
             return y, (_inplace_back, back, f.__self__ if is_method else None, full[0] if full else None)
@@ -1075,16 +1077,24 @@ def _numeric_by_python(args, numpy: bool = False):
     number by the class's own Python `__float__`/`__complex__`/...: that code runs out of the engine's
     sight. None if there is none (or it carries no derivative). numpy: f is numpy's, which converts a
     float subclass by its own `__float__` too (`np.sqrt(s)`, `np.float64(s)`: taken for its stored value,
-    1 for 5, pkJ W7); math reads the value stored."""
-    for a in args:
-        for v in (a if type(a) in (list, tuple) else (a,)):
-            cls = type(v)
-            if cls in _PLAIN_TYPES or cls is _Dual:
-                continue
-            if isinstance(v, PLAIN_OPERANDS) and not (numpy and _own_conversion(v)):  # (numbers, ufloats...)
-                continue
-            if any(type(getattr(cls, m, None)) is _FunctionType for m in _NUMERIC_DUNDERS) and _may_differ(v, 0):
-                return cls
+    1 for 5, pkJ W7); math reads the value stored. Nested lists and tuples too (`np.array([[obj]], float)`:
+    0 came out, session 68), a few levels deep."""
+    return _numeric_in(args, numpy, 4)
+
+
+def _numeric_in(items, numpy: bool, depth: int):
+    for v in items:
+        cls = type(v)
+        if cls in _PLAIN_TYPES or cls is _Dual:
+            continue
+        if cls is list or cls is tuple:
+            if depth and (found := _numeric_in(v, numpy, depth - 1)) is not None:
+                return found
+            continue
+        if isinstance(v, PLAIN_OPERANDS) and not (numpy and _own_conversion(v)):  # (numbers, ufloats...)
+            continue
+        if any(type(getattr(cls, m, None)) is _FunctionType for m in _NUMERIC_DUNDERS) and _may_differ(v, 0):
+            return cls
     return None
 
 

@@ -518,8 +518,8 @@ def dual_rejected(e: BaseException) -> DualConversionError | None:
     if type(e) not in (TypeError, ValueError) or isinstance(e, OverdubError):
         return None
     text = str(e)
-    if f"{Dual.__module__}.Dual" not in text and "'Dual'" not in text:
-        return None
+    if f"{Dual.__module__}.Dual" not in text and "'Dual'" not in text and "(type Dual)" not in text:
+        return None  # (the last: a class's `__float__` run by compiled code returned its dual, `converted_in_c`)
     tb, where = e.__traceback__, None
     while tb is not None:  # (the line that raised it: the innermost frame)
         where = f"{tb.tb_frame.f_code.co_filename}:{tb.tb_lineno} in {tb.tb_frame.f_code.co_qualname}"

@@ -230,7 +230,12 @@ class ForwardContext(overdub.Context):
                 # `"%.3e" % x`: a log line's text, of the values (str's formatting asked float() of the dual:
                 # refused, gen21 R1); remembered, as `format(x, ...)`'s, so that parsing it back is refused
                 return text_of(a % _values_of(b), 0.5)
-            return route(a, b)
+            try:
+                return route(a, b)
+            except TypeError as e:  # (`"%f" % obj` by its class's `__float__`, run natively on the duals it holds)
+                if (refusal := converted_in_c(e, operator.mod, None)) is not None:
+                    raise refusal from e
+                raise
         return mod
 
     def store_attribute(self, obj, name, value):
@@ -704,6 +709,8 @@ class ForwardContext(overdub.Context):
                 raise no_rule(fn, where=str(site)) from e
             return y
         except (TypeError, RuntimeError, ValueError, struct.error) as e:
+            if (refusal := converted_in_c(e, fn, site)) is not None:
+                raise refusal from e
             if isinstance(e, OverdubError) or not (perturbed or _holds_dual(args)
                                                     or _holds_dual(tuple(kwargs.values()))):  # (`timedelta(days=d)`)
                 raise  # (another engine's refusal, `hessian`'s inner gradient's: its own message, not "no rule")
@@ -1285,13 +1292,34 @@ def _iterates_in_python(x) -> bool:
 _PLAIN_ITERABLES = frozenset({list, tuple, dict, set, frozenset, str, bytes, range, np.ndarray, Dual})
 
 
+def converted_in_c(e: Exception, fn, site) -> NoForwardRule | None:
+    """The refusal for e where compiled code converted an object by its class's `__float__` (`__index__`,
+    ...), which returned the dual it computed (numpy's `np.array([[obj]], float)`, `arr.astype(float)` of
+    objects, `"%f" % obj`): Python's TypeError reached the user, or a library's `except TypeError` took its
+    other way. None for any other error."""
+    if type(e) is not TypeError or " returned non-" not in str(e) or "(type Dual)" not in str(e):
+        return None
+    return NoForwardRule(
+        f"{getattr(fn, '__qualname__', None) or fn!r} converted an object to a number by its class's own method "
+        f"inside compiled code ({str(e).split(' returned')[0]}), where forward mode's dual number cannot pass",
+        where=None if site is None else str(site),
+        fix="convert the objects first with `float(obj)` (differentiated), or compute with their fields")
+
+
 def _fromiter(iterable, dtype=float, count=-1, *, like=None):
     """np.fromiter where the items may be duals: drawn in Python, then numpy's array of them (as
     `np.array(items, dtype)`, a dual array where some are duals)."""
     items = list(itertools.islice(iterable, count)) if count >= 0 else list(iterable)
     if count > 0 and len(items) < count:
         raise ValueError(f"iterator too short: Expected {count} but iterator had only {len(items)} items.")
-    return build_array((items,), {"dtype": dtype}, np.array) if has_dual(items) else np.array(items, dtype=dtype)
+    if has_dual(items):
+        return build_array((items,), {"dtype": dtype}, np.array)
+    try:
+        return np.array(items, dtype=dtype)
+    except TypeError as e:  # (an item's class's `__float__` run by numpy on the duals it holds)
+        if (refusal := converted_in_c(e, np.fromiter, None)) is not None:
+            raise refusal from e
+        raise
 
 
 def _array_protocol(fn, x) -> bool:

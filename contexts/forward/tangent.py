@@ -31,7 +31,7 @@ from overdub.passes import OwnedEntries, collector, compile_twin, get_source, on
 
 from ..lowered.activity import (active_names, ask_primals, cells_callees_may_change, cells_rebound_by_callees, asked as _asked, fresh_calls, local_names, name_stores, resolved_calls,
                                 stored_base, view_groups, view_of, viewed)
-from ..lowered.build import (and_, assign, at, attr, attr_store, binop, call, compare, const, dict_, expr_stmt, if_, if_exp,
+from ..lowered.build import (and_, or_, not_, assign, at, attr, attr_store, binop, call, compare, const, dict_, expr_stmt, if_, if_exp,
                              index_value, is_, is_not, item, list_, load, neg, not_none, raise_, return_, slice_,
                              starred, try_except, tuple_, user)
 from ..lowered.bisection import bisection_step, refuse_bisection
@@ -379,7 +379,7 @@ class _Tangents:
             if ta and tb:  # numbers and arrays inline; else `fd_mul`, which drops a zero's term: an int tangent
                 # (`np.ones(1)`'s zero) times a tuple repeats it, `0 * (t,)` is (), broadcast as an empty array
                 # (0 for 2, silently)
-                return if_exp(_numbers(a, b), declared_tangent("mul", a, b, ta, tb),
+                return if_exp(_no_sequences(a, b), declared_tangent("mul", a, b, ta, tb),
                               call("__fd_mul__", user(a), user(b), load(ta), load(tb)))
             # one tangent, maybe an int (a zero, or an int seed): `[1] * n` repeats a constant list, and the
             # zero of n's tangent must not repeat it 0 times — `fd_mul` sorts that out; floats and arrays
@@ -393,7 +393,7 @@ class _Tangents:
         if op is ast.Div:
             if ta and tb:  # (a tuple's tangent over a tuple, `(ta, tb) / (x, y)`: a TypeError; `fd_div` takes them as
                 # numpy's arrays)
-                return if_exp(_numbers(a, b), declared_tangent("truediv", a, b, ta, tb),
+                return if_exp(_no_sequences(a, b), declared_tangent("truediv", a, b, ta, tb),
                               call("__fd_div__", user(a), user(b), load(ta), load(tb)))
             other = b if ta else a
             if other is not None and not isinstance(other, ast.Constant):
@@ -402,7 +402,7 @@ class _Tangents:
                 # `a / (x, y)`, has a tangent `-(tb / b)` cannot divide)
                 number = compare(attr(user(other), "__class__"), ast.In(), "__fd_numbers__")
                 if tb:
-                    number = and_(number, compare(attr(user(b), "__class__"), ast.In(), "__fd_numbers__"))
+                    number = and_(number, _no_sequence(b))
                 return if_exp(number, declared_tangent("truediv", a, b, ta, tb),
                               call("__fd_div__", user(a), user(b), ta or const(0), tb or const(0)))
             return declared_tangent("truediv", a, b, ta, tb)
@@ -505,10 +505,16 @@ class _Tangents:
 LIST_MUTATORS = frozenset({"append", "extend", "insert", "pop"})  # (what tangent_runtime's `_list_method` follows)
 
 
-def _numbers(a, b) -> ast.expr:
-    """Both operands are plain numbers or arrays (`__fd_numbers__`), whose tangents compute inline."""
-    return and_(compare(attr(user(a), "__class__"), ast.In(), "__fd_numbers__"),
-                compare(attr(user(b), "__class__"), ast.In(), "__fd_numbers__"))
+def _no_sequences(a, b) -> ast.expr:
+    """Neither operand is a list or tuple (of numbers, numpy's operand as an array; a subclass's too), whose
+    tangent the inline product or quotient rule would repeat (`0 * (t,)`) or fail to divide."""
+    return and_(_no_sequence(a), _no_sequence(b))
+
+
+def _no_sequence(v) -> ast.expr:
+    """`v.__class__ in __fd_numbers__ or not isinstance(v, (list, tuple))` (a number asked first, once)."""
+    return or_(compare(attr(user(v), "__class__"), ast.In(), "__fd_numbers__"),
+               not_(call("__fd_isinstance__", user(v), "__fd_sequences__")))
 
 
 def _same_class(ta: str, tb: str) -> ast.expr:

@@ -1301,7 +1301,7 @@ HELPER_CELLS = {name: types.CellType(fn) for name, fn in {
     **{f"__{fn.__name__}__": fn for fn in (fd_cat, fd_sub, fd_call, fd_mcall, fd_getitem, fd_subscript, fd_slice_tangent, fd_attr, fd_attr0, fd_pow, fd_matmul,
                                            fd_setitem, fd_sync, fd_bound, fd_args_back, fd_out, fd_star, fd_bc, fd_mul, fd_div, fd_floordiv, fd_mod,
                                            fd_callee, fd_drawn_check, fd_managed)},
-    "__fd_numbers__": _NUMBERS,
+    "__fd_numbers__": _NUMBERS, "__fd_sequences__": (list, tuple), "__fd_isinstance__": isinstance,
     "__fd_list__": list, "__fd_tuple__": tuple, "__fd_moved__": _MOVED, "__fd_giveup__": NotTransformable,
     **LOWERING_HELPERS, "__od_primal__": primal, "__od_instance_of__": fd_instance_of, "__od_rounded__": fd_rounded, "__od_eager_items__": fd_eager_items,
     "__od_eager__": fd_eager, "__od_endless__": fd_endless, "__od_eager_raised__": fd_eager_raised,
