@@ -398,7 +398,7 @@ DOMAINS = {"mpmath": "contexts.rules.mpmath", "sympy": "contexts.rules.sympy", "
            "numexpr": "contexts.rules.numexpr", "jax": "contexts.rules.jax", "torch": "contexts.rules.torch",
            "array_api_strict": "contexts.rules.array_api_strict", "scipy.stats": "contexts.rules.scipy_stats",
            "numba": "contexts.rules.numba", "bottleneck": "contexts.rules.bottleneck", "KDEpy": "contexts.rules.kdepy",
-           "transformations": "contexts.rules.transformations"}
+           "transformations": "contexts.rules.transformations", "networkx": "contexts.rules.networkx"}
 """package -> the rules module that registers its types and functions, imported with the package."""
 
 _loaded: set[str] = set()

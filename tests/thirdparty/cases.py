@@ -2561,3 +2561,74 @@ def _():
         atoms = ase.Atoms("H", positions=[[0.0, 0.0, 0.0]], cell=cellpar_to_cell(par), pbc=True)
         return float(atoms.get_volume())
     return f, np.array([3.0, 3.5, 4.0, 80.0, 95.0, 100.0])
+
+
+# -- networkx: graph algorithms on differentiated edge weights (its `argmap` wrappers compiled from text:
+# `contexts/rules/networkx.py`); away from ties between paths, lengths are sums of the weights on the way ----
+_NX_EDGES = [(0, 1), (1, 2), (0, 2), (2, 3), (1, 3), (3, 4), (2, 4)]
+_NX_WEIGHTS = np.array([1.0, 2.0, 3.5, 1.5, 4.0, 2.0, 3.0])
+
+
+def _nx_graph(nx, w, kind="Graph", attribute="weight"):
+    G = getattr(nx, kind)()
+    for (a, b), x in zip(_NX_EDGES, w):
+        G.add_edge(a, b, **{attribute: x})
+    return G
+
+
+@case("networkx", "shortest_path_length (Dijkstra) and Bellman-Ford")
+def _():
+    nx = _imp("networkx")
+
+    def f(w):
+        G = _nx_graph(nx, w)
+        return float(nx.shortest_path_length(G, 0, 4, weight="weight")
+                     + 0.5 * nx.bellman_ford_path_length(G, 0, 3, weight="weight"))
+    return f, _NX_WEIGHTS.copy()
+
+
+@case("networkx", "all_pairs_dijkstra_path_length")
+def _():
+    nx = _imp("networkx")
+
+    def f(w):
+        lengths = nx.all_pairs_dijkstra_path_length(_nx_graph(nx, w), weight="weight")
+        return float(sum(sum(d.values()) for _, d in lengths))
+    return f, _NX_WEIGHTS.copy()
+
+
+@case("networkx", "minimum_spanning_tree weight")
+def _():
+    nx = _imp("networkx")
+
+    def f(w):
+        return float(nx.minimum_spanning_tree(_nx_graph(nx, w), weight="weight").size(weight="weight"))
+    return f, _NX_WEIGHTS.copy()
+
+
+@case("networkx", "pagerank")
+def _():
+    nx = _imp("networkx")
+
+    def f(w):
+        return float(nx.pagerank(_nx_graph(nx, w), weight="weight")[4])
+    return f, _NX_WEIGHTS.copy()
+
+
+@case("networkx", "maximum_flow_value")
+def _():
+    nx = _imp("networkx")
+
+    def f(w):
+        return float(nx.maximum_flow_value(_nx_graph(nx, w, "DiGraph", "capacity"), 0, 4))
+    return f, _NX_WEIGHTS.copy()
+
+
+@case("networkx", "floyd_warshall_numpy and average_clustering")
+def _():
+    nx = _imp("networkx")
+
+    def f(w):
+        G = _nx_graph(nx, w)
+        return float(nx.floyd_warshall_numpy(G, weight="weight").sum() + nx.average_clustering(G, weight="weight"))
+    return f, _NX_WEIGHTS.copy()
