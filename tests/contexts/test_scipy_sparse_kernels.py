@@ -450,3 +450,73 @@ def test_dok_scaled_by_an_operator_then_multiplied():
         return np.sum(((_build("dok", "array", p) * 2.0) @ _X0) ** 2)
     np.testing.assert_allclose(gradient(f, _P0)[0], fd.gradient(f, _P0)[0], rtol=1e-7, atol=1e-9)
     np.testing.assert_allclose(jacfwd(f, _P0), fd.gradient(f, _P0)[0], rtol=1e-7, atol=1e-9)
+
+
+# -- elementwise binary operators of two sparse matrices (`A + B`, `A - B`, `A.multiply(B)`, `A.maximum(B)`):
+# scipy's `csr_<op>_csr` kernels (session 68: refused before, networkx's `laplacian_matrix` is `D - A`) ---------
+
+_BINOPS = ("plus", "minus", "elmul", "maximum", "minimum")
+
+
+def _binop_run(module, name, A, B):
+    """The kernel's output arrays (sized as scipy's `_binopt` sizes them), cut to the entries it wrote."""
+    n_row, n_col = A.shape
+    size = len(A.data) + len(B.data)
+    Cp, Cj, Cx = np.empty(n_row + 1, np.int32), np.empty(size, np.int32), np.empty(size)
+    getattr(module, name)(n_row, n_col, A.indptr, A.indices, A.data, B.indptr, B.indices, B.data, Cp, Cj, Cx)
+    return Cp, Cj[:Cp[-1]], Cx[:Cp[-1]]
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("op", _BINOPS)
+def test_binary_operator_kernels_match_scipy(op, seed):
+    """Bit for bit, with entries cancelling to 0 (dropped), and rows of duplicates and unsorted columns (scipy's
+    general path: each row's columns in the reverse of their first appearance)."""
+    rng = np.random.default_rng(seed)
+    a = rng.standard_normal((5, 6)) * (rng.random((5, 6)) < 0.5)
+    b = rng.standard_normal((5, 6)) * (rng.random((5, 6)) < 0.5)
+    b[0] = -a[0]
+    b[1] = a[1]
+    general = sparse.csr_matrix((np.array([1.0, 2.0, 3.0, 4.0, -2.0]), np.array([3, 1, 3, 0, 5], np.int32),
+                                 np.array([0, 3, 5], np.int32)), shape=(2, 6))
+    other = sparse.csr_matrix((np.array([5.0, -4.0, 7.0]), np.array([1, 3, 2], np.int32),
+                               np.array([0, 2, 3], np.int32)), shape=(2, 6))
+    for A, B in ((sparse.csr_matrix(a), sparse.csr_matrix(b)), (general, other), (other, general)):
+        theirs = _binop_run(_sparsetools, f"csr_{op}_csr", A, B)
+        mine = _binop_run(ours, f"csr_{op}_csr", A, B)
+        for t, m, what in zip(theirs, mine, ("indptr", "indices", "data")):
+            np.testing.assert_array_equal(m, t, err_msg=f"{op} {what}")
+
+
+_DENSE_A = np.array([[1.0, 0.0, 2.0], [0.0, 3.0, 0.0], [4.0, 0.0, 5.0]])
+_DENSE_B = np.array([[0.0, 1.0, 2.0], [0.0, 0.0, 6.0], [7.0, 0.0, 0.0]])
+
+
+def _sparse_pair(w, fmt):
+    make = getattr(sparse, f"{fmt}_array")
+    return make(_DENSE_A * w[0]), make(_DENSE_B * w[1] + 0.5 * _DENSE_A)
+
+
+_SPARSE_BINARY = {
+    "A + B": lambda A, B: A + B,
+    "A - B": lambda A, B: A - B,
+    "A.multiply(B)": lambda A, B: A.multiply(B),
+    "A.maximum(B)": lambda A, B: A.maximum(B),
+    "A.minimum(B)": lambda A, B: A.minimum(B),
+    "(A - B) @ (A + B)": lambda A, B: (A - B) @ (A + B),
+}
+
+
+@pytest.mark.parametrize("mode", ["reverse", "forward"])
+@pytest.mark.parametrize("fmt", ["csr", "csc"])
+@pytest.mark.parametrize("expr", _SPARSE_BINARY)
+@pytest.mark.one_mode
+def test_binary_operators_of_sparse_matrices(expr, fmt, mode):
+    weights = np.arange(1.0, 10.0).reshape(3, 3)
+
+    def f(w):
+        C = _SPARSE_BINARY[expr](*_sparse_pair(w, fmt))
+        return float(np.sum(C.toarray() * weights))
+    w = np.array([0.7, 1.3])
+    got = gradient(f, w.copy())[0] if mode == "reverse" else jacfwd(f, w.copy())
+    np.testing.assert_allclose(got, fd.gradient(f, w)[0], rtol=1e-6, atol=1e-8)

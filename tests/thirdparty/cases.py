@@ -2632,3 +2632,13 @@ def _():
         G = _nx_graph(nx, w)
         return float(nx.floyd_warshall_numpy(G, weight="weight").sum() + nx.average_clustering(G, weight="weight"))
     return f, _NX_WEIGHTS.copy()
+
+
+@case("networkx", "laplacian_matrix's algebraic connectivity (scipy.sparse D - A)")
+def _():
+    nx = _imp("networkx")
+
+    def f(w):
+        L = nx.laplacian_matrix(_nx_graph(nx, w), weight="weight").toarray()
+        return float(np.linalg.eigvalsh(L)[1])
+    return f, _NX_WEIGHTS.copy()

@@ -27,7 +27,8 @@ from ..sparsity_specs import Custom
 __all__ = ["csr_matvec", "csc_matvec", "coo_matvec", "csr_matvecs", "csc_matvecs", "dia_matvec", "dia_matvecs",
            "coo_matmat_dense", "bsr_matvec", "bsr_matvecs", "bsr_transpose", "coo_todense", "coo_todense_nd",
            "csr_todense", "coo_tocsr", "csr_tocsc", "csr_sort_indices", "csr_sum_duplicates", "csr_matmat",
-           "dia_tocsr", "lil_flatten_to_array"]
+           "dia_tocsr", "lil_flatten_to_array", "csr_plus_csr", "csr_minus_csr", "csr_elmul_csr", "csr_maximum_csr",
+           "csr_minimum_csr", "csc_plus_csc", "csc_minus_csc", "csc_elmul_csc", "csc_maximum_csc", "csc_minimum_csc"]
 _KERNELS = tuple(__all__)
 
 
@@ -261,6 +262,87 @@ def csr_matmat(n_row, n_col, Ap, Aj, Ax, Bp, Bj, Bx, Cp, Cj, Cx, /):
         Cx[:int(keep.sum())] = _nonzero_values(Cx[:n].copy())
         Cj[:int(keep.sum())] = Cj[:n][keep]
         Cp[:n_row + 1] = _pointer(np.bincount(row_of[order][keep], minlength=n_row))
+
+
+def _canonical(n_row, Ap, Aj) -> bool:
+    """Each row's columns strictly increasing (sorted, no duplicates): the kernels' `csr_has_canonical_format`."""
+    nnz = int(Ap[n_row])
+    if np.any(np.diff(Ap[:n_row + 1]) < 0):
+        return False
+    rows = _rows_of(Ap, n_row)
+    cols = np.asarray(Aj[:nnz])
+    return bool(np.all((cols[1:] > cols[:-1]) | (rows[1:] != rows[:-1])))
+
+
+def _binop(op, zero_kept_zero):
+    """`csr_<op>_csr(n_row, n_col, Ap, Aj, Ax, Bp, Bj, Bx, Cp, Cj, Cx)` (CSC's the same on columns): C = A op B
+    entry by entry, A's and B's duplicates summed first, over the columns either stores in a row; an entry that
+    comes out exactly 0 dropped as the kernel drops it. Each row's columns ascending where A and B are
+    canonical, else in the kernel's order: the reverse of their first appearance, A's entries then B's.
+
+    A dropped entry whose derivative is 0 (`zero_kept_zero(a, b, in_a, in_b)`: `A.multiply(B)` where one of them
+    stores nothing, the other's constant 0; `A.maximum(B)` of a negative entry against nothing) is dropped freely;
+    any other that comes out 0 (a cancellation, `A - B` of equal entries) is `_nonzero_values`' to judge."""
+    def kernel(n_row, n_col, Ap, Aj, Ax, Bp, Bj, Bx, Cp, Cj, Cx, /):
+        na, nb = int(Ap[n_row]), int(Bp[n_row])
+        rows = np.concatenate((_rows_of(Ap, n_row), _rows_of(Bp, n_row))).astype(np.int64)
+        cols = np.concatenate((np.asarray(Aj[:na]), np.asarray(Bj[:nb]))).astype(np.int64)
+        keys = rows * n_col + cols
+        found, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
+        inverse = np.reshape(inverse, -1)
+        row_of = found // n_col
+        if _canonical(n_row, Ap, Aj) and _canonical(n_row, Bp, Bj):
+            order = np.arange(len(found))  # (np.unique's: ascending columns within each row)
+        else:  # first appearance in the row's sequence: A's entries of the row, then B's
+            source = np.concatenate((np.zeros(na, np.int64), np.ones(nb, np.int64)))
+            sequence = np.lexsort((np.arange(na + nb), source, rows))
+            rank = np.empty(na + nb, np.int64)
+            rank[sequence] = np.arange(na + nb)
+            earliest = np.full(len(found), na + nb, np.int64)
+            np.minimum.at(earliest, inverse, rank)
+            order = np.lexsort((-earliest, row_of))
+        position = np.empty(len(found), np.intp)
+        position[order] = np.arange(len(found))
+        # (zeros like the values: a dual array under forward mode, which adds a dual's entries into a dual only)
+        a = np.zeros_like(Ax, shape=len(found), dtype=np.result_type(Ax, float))
+        b = np.zeros_like(Bx, shape=len(found), dtype=np.result_type(Bx, float))
+        np.add.at(a, position[inverse[:na]], Ax[:na])
+        np.add.at(b, position[inverse[na:]], Bx[:nb])
+        values = op(a, b)
+        in_a = np.zeros(len(found), bool)
+        in_b = np.zeros(len(found), bool)
+        in_a[position[inverse[:na]]] = True
+        in_b[position[inverse[na:]]] = True
+        free = (values == 0) & zero_kept_zero(a, b, in_a, in_b)
+        keep = values != 0
+        n = int(keep.sum())
+        Cp[:n_row + 1] = _pointer(np.bincount(row_of[order][keep], minlength=n_row))
+        Cj[:n] = (found % n_col)[order][keep]
+        Cx[:n] = _nonzero_values(values[~free])
+    return kernel
+
+
+def _never(a, b, in_a, in_b):
+    """A sum or difference that comes out 0 has the derivative of its terms: never dropped freely."""
+    return np.zeros(len(a), bool)
+
+
+def _one_side(a, b, in_a, in_b):
+    """A product with an entry the other matrix does not store: that factor is a constant 0."""
+    return ~(in_a & in_b)
+
+
+def _against_nothing(a, b, in_a, in_b):
+    """max or min of a nonzero entry against one the other matrix does not store (a constant 0), giving that 0."""
+    return (in_a ^ in_b) & ((a + b) != 0)
+
+
+for _name, _op, _free in (("plus", np.add, _never), ("minus", np.subtract, _never), ("elmul", np.multiply, _one_side),
+                          ("maximum", np.maximum, _against_nothing), ("minimum", np.minimum, _against_nothing)):
+    for _form in ("csr", "csc"):  # (CSC's kernels are CSR's on the transpose: columns for rows)
+        _kernel = _binop(_op, _free)
+        _kernel.__name__ = _kernel.__qualname__ = f"{_form}_{_name}_{_form}"
+        globals()[_kernel.__name__] = _kernel
 
 
 def _dia_entries(n_row, n_col, n_diags, L, offsets, order):
