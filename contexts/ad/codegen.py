@@ -60,7 +60,7 @@ HELPERS = ("__od_endless__", "__od_call__", "__od_acc__", "__od_binop_adj__", "_
            "__od_unguard__", "__od_caught__", "__od_key_guard__", "__od_key_lookup__", "__od_dropped_op__", "__od_converted_store__", "__od_plain_values__", "__od_call_viewed__", "__od_kw_tape__", "__od_kw_spread__", "__od_duration__",
            "__od_loop_item_adj__", "__od_loop_box__", "__od_not_swallowed__", "__od_managed__", "__od_watched__", "__od_entered_as__", "__od_stairs__",
            "__od_stairs_fd__", "__od_divisor_jump__", "__od_operator__", "__od_held__", "__od_live__", "__od_more__", "__od_more_keys__", "__od_keys__",
-           "__od_size__", "__od_more_back__", "__od_global_store__", "__od_flat_index__", "__od_global_read__", "__od_state_call__")
+           "__od_size__", "__od_float__", "__od_int__", "__od_slice__", "__od_reversed__", "__od_getattr_of__", "__od_more_back__", "__od_global_store__", "__od_flat_index__", "__od_global_read__", "__od_state_call__")
 
 _OPNAMES = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "truediv", ast.FloorDiv: "floordiv",
             ast.Mod: "mod", ast.Pow: "pow", ast.MatMult: "matmul", ast.LShift: "lshift", ast.RShift: "rshift",
@@ -119,9 +119,9 @@ def d(name: str) -> str:
 def _accumulate(dn: str, c: str) -> ast.If:
     """`dn += c` for cotangents: `c` itself into an empty `dn`, a sum inline for two floats, two float64
     scalars or two float64 arrays (what `__od_acc__` returns for them: `a + b`), `__od_acc__` otherwise."""
-    floats = or_(and_(is_(call("type", dn), "float"), is_(call("type", c), "float")),
-                 _chain(_IS, [call("type", dn), load("__od_float64__"), call("type", c)]),
-                 and_(_chain(_IS, [call("type", dn), load("__od_ndarray__"), call("type", c)]),
+    floats = or_(and_(is_(call("__od_type__", dn), "__od_float__"), is_(call("__od_type__", c), "__od_float__")),
+                 _chain(_IS, [call("__od_type__", dn), load("__od_float64__"), call("__od_type__", c)]),
+                 and_(_chain(_IS, [call("__od_type__", dn), load("__od_ndarray__"), call("__od_type__", c)]),
                       _chain(_IS, [attr(dn, "dtype"), load("__od_f8__"), attr(c, "dtype")])))
     return if_(is_none(dn), [assign(dn, c)],
                [if_(floats, [assign(dn, binop(dn, ast.Add(), c))], [assign(dn, call("__od_acc__", dn, c))])])
@@ -157,7 +157,7 @@ def _offset(offset: int | ast.expr) -> ast.expr:
 def _after(offset: int | ast.expr, spread: ast.expr | None = None) -> int | ast.expr:
     """The offset after one more element, or after `*spread`."""
     if spread is not None:
-        return binop(const(offset) if isinstance(offset, int) else offset, ast.Add(), call("len", user(spread)))
+        return binop(const(offset) if isinstance(offset, int) else offset, ast.Add(), call("__od_size__", user(spread)))
     return offset + 1 if isinstance(offset, int) else binop(offset, ast.Add(), const(1))
 
 
@@ -818,8 +818,8 @@ class _Gen:
                 general = call("__od_unary_adj__", const("neg" if isinstance(v.op, ast.USub) else "pos"), "_od_g", x,
                                "_od_S", y)
                 # (an object array's `-g` would negate its elements' cotangents: Tangents, through the helper)
-                number = or_(is_(call("type", x), "float"), is_(call("type", x), "__od_float64__"),
-                             and_(is_(call("type", x), "__od_ndarray__"), is_not(attr(x, "dtype"), "__od_object__")))
+                number = or_(is_(call("__od_type__", x), "__od_float__"), is_(call("__od_type__", x), "__od_float64__"),
+                             and_(is_(call("__od_type__", x), "__od_ndarray__"), is_not(attr(x, "dtype"), "__od_object__")))
                 if self.compact:
                     adj.append(_given("_od_g", self.acc(x, general)))
                 else:
@@ -893,9 +893,9 @@ class _Gen:
             y = f"_od_res{self._n_results}_{name}"
         if isinstance(v, ast.BinOp):  # (a cotangent there: `binop_adj` reads the box, off the numbers' fast path;
             # an object's too, `self.r * o.r` of a class's operator, its fields' entries put there by a re-run)
-            test = and_(is_("_od_g", const(None)), is_not(call("type", y), "float"))
+            test = and_(is_("_od_g", const(None)), is_not(call("__od_type__", y), "__od_float__"))
         else:
-            test = is_(call("type", y), "list")
+            test = is_(call("__od_type__", y), "__od_keys__")
         return y, adj + [if_(test, [assign("_od_g", call("__od_loop_box__", "_od_S", "_od_g", y))])]
 
     def index_adj(self, obj: str, idx: ast.expr) -> list[ast.stmt]:
@@ -1031,7 +1031,7 @@ class _Gen:
         elif isinstance(v.op, (ast.Mult, ast.Div)) and act_a != act_b and isinstance(b if act_a else a, ast.Name):
             # a duration scaled by a differentiated number, `a * td` (td a constant): rounded, no derivative
             # (its cotangent never comes: 0 came out) — refused; a float result passes at one test
-            post = [at([if_(is_not(attr(name, "__class__"), "float"), [expr_stmt(call(
+            post = [at([if_(is_not(attr(name, "__class__"), "__od_float__"), [expr_stmt(call(
                 "__od_duration__", name, user(a), user(b), const(act_a), const(act_b)))])], s)[0]]
         else:
             post = []
@@ -1101,17 +1101,17 @@ class _Gen:
             inline = ([assign("_od_ga", fa)] if act_a else []) + ([assign("_od_gb", fb)] if act_b else [])
             # sums need a scalar result (nothing to unbroadcast: a float cotangent says so); products and
             # quotients need real scalar operands (nothing to unbroadcast or conjugate)
-            test = is_(call("type", "_od_g"), "float")
+            test = is_(call("__od_type__", "_od_g"), "__od_float__")
             if isinstance(v.op, (ast.Add, ast.Sub)):
                 # and numbers as operands: an object's `__radd__` may return a float (`1.0 + obj`)
-                parts = [test] + [or_(is_(call("type", x.id), "float"), is_(call("type", x.id), "int"))
+                parts = [test] + [or_(is_(call("__od_type__", x.id), "__od_float__"), is_(call("__od_type__", x.id), "__od_int__"))
                                   for x in (a, b) if isinstance(x, ast.Name)]
                 test = and_(*parts)
             elif isinstance(v.op, (ast.Mult, ast.Div)):
                 parts = []
                 for x in (a, b):
                     if isinstance(x, ast.Name):
-                        parts.append(is_(call("type", x.id), "float"))
+                        parts.append(is_(call("__od_type__", x.id), "__od_float__"))
                     elif not isinstance(x.value, (int, float)) or isinstance(x.value, bool):
                         parts.append(const(False))
                 test = and_(*parts) if parts else const(True)
@@ -1255,7 +1255,7 @@ class _Gen:
             # function read an attribute of `type` itself, which the adjoint restores under that name)
             is_super = compare(attr(attr(method_obj, "__class__"), "__name__"), ast.Eq(), const("super"))
             bound_to = if_exp(is_super, attr(method_obj, "__self__"), method_obj)
-            pre.append(assign("_od_own", is_(call("getattr", fn_var, const("__self__"), const(None)), bound_to)))
+            pre.append(assign("_od_own", is_(call("__od_getattr_of__", fn_var, const("__self__"), const(None)), bound_to)))
         pullback = assign("_od_r", call(item(pb, 0), pb, "_od_g", dself, "_od_S"))
         if handed_fwd:
             need.append(f"_od_w{self.npb}")
@@ -1646,7 +1646,7 @@ class _Gen:
         names = ("_od_S", "_od_tape", "_od_dret", "_od_dcells", "_od_dself", "_od_dins")
         args = ast.arguments(posonlyargs=[], args=[ast.arg(arg=n) for n in names], vararg=None, kwonlyargs=[],
                              kw_defaults=[], kwarg=None, defaults=[const(None) for _ in range(3)])
-        records = ast.For(target=store("_od_rec"), iter=call("reversed", "_od_tape"),
+        records = ast.For(target=store("_od_rec"), iter=call("__od_reversed__", "_od_tape"),
                           body=[assign("_od_k", item("_od_rec", 0))], orelse=[], type_comment=None)
         cellmap = dict_((const(c) for c in cells), (d(c) for c in cells))
         cotangents = tuple_([tuple_(d(p) for p in self.params), cellmap])
@@ -2353,10 +2353,10 @@ def _float64_test(a: ast.expr, b: ast.expr) -> ast.expr | None:
     result's cotangent and every variable operand a float64 (`type(_od_g) is float64 is type(a) is type(b)`),
     constants real numbers. Each cotangent then comes out a float64, its operand's type, as binop_adj keeps
     it. None where a constant is not a real number."""
-    types = [call("type", "_od_g"), load("__od_float64__")]
+    types = [call("__od_type__", "_od_g"), load("__od_float64__")]
     for x in (a, b):
         if isinstance(x, ast.Name):
-            types.append(call("type", x.id))
+            types.append(call("__od_type__", x.id))
         elif not isinstance(x, ast.Constant) or not isinstance(x.value, (int, float)) or isinstance(x.value, bool):
             return None
     return _chain(_IS, types)
@@ -2377,11 +2377,11 @@ def _real_array_test(op: ast.operator, a: ast.expr, b: ast.expr, act_a: bool, ac
                 actives.append(x.id)
             else:  # a product's multiplies the other's cotangent: real, of any broadcast shape; and any is a
                 # number or a plain array, whose operator is numpy's (`C() + x` runs C's own `__add__`)
-                others.append(or_(and_(is_(call("type", x.id), "__od_ndarray__"), is_(attr(x.id, "dtype"), "__od_f8__")),
-                                  is_(call("type", x.id), "float"), is_(call("type", x.id), "int")))
+                others.append(or_(and_(is_(call("__od_type__", x.id), "__od_ndarray__"), is_(attr(x.id, "dtype"), "__od_f8__")),
+                                  is_(call("__od_type__", x.id), "__od_float__"), is_(call("__od_type__", x.id), "__od_int__")))
         elif not isinstance(x, ast.Constant) or not isinstance(x.value, (int, float)) or isinstance(x.value, bool):
             return None
-    types = [call("type", actives[0]), load("__od_ndarray__")] + [call("type", n) for n in actives[1:]]
+    types = [call("__od_type__", actives[0]), load("__od_ndarray__")] + [call("__od_type__", n) for n in actives[1:]]
     dtypes = [attr(actives[0], "dtype"), load("__od_f8__")] + [attr(n, "dtype") for n in actives[1:]]
     parts = [_chain(_IS, types), _chain(_IS, dtypes)]
     if len(actives) > 1:

@@ -385,7 +385,7 @@ class _Tangents:
             # zero of n's tangent must not repeat it 0 times — `fd_mul` sorts that out; floats and arrays
             # pass inline
             t, other = (ta, b) if ta else (tb, a)
-            inline = is_not(attr(t, "__class__"), "int")
+            inline = is_not(attr(t, "__class__"), "__od_int__")
             if not isinstance(other, ast.Constant):  # (a duration, `a * td`, is rounded: fd_mul refuses it)
                 inline = and_(inline, compare(attr(user(other), "__class__"), ast.In(), "__fd_numbers__"))
             return if_exp(inline, declared_tangent("mul", a, b, ta, tb),
@@ -726,12 +726,12 @@ def _prologue(args: ast.arguments, act: set[str]) -> list[ast.stmt]:
     """The tangents of the active parameters, from the twin's first argument `_od_tans` (the positional
     arguments' tangents; missing ones are zero)."""
     params = [a.arg for a in args.posonlyargs + args.args]
-    out = [assign(tangent_name(p), if_exp(compare(call("len", "_od_tans"), ast.Gt(), const(i)),
+    out = [assign(tangent_name(p), if_exp(compare(call("__od_size__", "_od_tans"), ast.Gt(), const(i)),
                                           item("_od_tans", i), const(0)))
            for i, p in enumerate(params) if p in act]
     star = args.vararg
     if star is not None and star.arg in act:  # `*args`: the tangents of the positional arguments past params
-        out.append(assign(tangent_name(star.arg), call("tuple", item("_od_tans", slice_(const(len(params)))))))
+        out.append(assign(tangent_name(star.arg), call("__od_tuple__", item("_od_tans", slice_(const(len(params)))))))
     # keyword arguments reach a twin only unperturbed (fd_call): their tangents start as zero
     return out + [assign(tangent_name(a.arg), const(0)) for a in args.kwonlyargs + [args.kwarg]
                   if a is not None and a.arg in act]

@@ -180,7 +180,7 @@ def index_value(node: ast.expr) -> ast.expr:
     """An index as a value usable as a call argument (`a[1:]`'s index becomes `slice(1, None, None)`), a copy
     of the user's nodes."""
     if isinstance(node, ast.Slice):
-        return call("slice", *(const(None) if p is None else user(p) for p in (node.lower, node.upper, node.step)))
+        return call("__od_slice__", *(const(None) if p is None else user(p) for p in (node.lower, node.upper, node.step)))
     if isinstance(node, ast.Tuple):
         return tuple_(index_value(e) for e in node.elts)
     return user(node)

@@ -73,7 +73,7 @@ def _pattern_reads(p: ast.pattern, path: ast.expr) -> list[tuple[str, ast.expr]]
                 if q.name:
                     part = at(ast.Slice(lower=ast.Constant(i), upper=ast.Constant(-after) if after else None))
                     sub = at(ast.Subscript(value=path, slice=part, ctx=ast.Load()))
-                    out.append((q.name, at(ast.Call(func=at(ast.Name("list", ast.Load())), args=[sub],
+                    out.append((q.name, at(ast.Call(func=at(ast.Name("__od_keys__", ast.Load())), args=[sub],
                                                     keywords=[]))))
                 continue
             index = i if star is None or i < star else i - len(p.patterns)
@@ -95,10 +95,10 @@ def _pattern_reads(p: ast.pattern, path: ast.expr) -> list[tuple[str, ast.expr]]
             if cls in _SELF_MATCHING and len(p.patterns) == 1:
                 parts.append((q, path))
             else:  # getattr(subject, type(subject).__match_args__[i])
-                names = at(ast.Attribute(value=at(ast.Call(func=at(ast.Name("type", ast.Load())), args=[path],
+                names = at(ast.Attribute(value=at(ast.Call(func=at(ast.Name("__od_type__", ast.Load())), args=[path],
                                                            keywords=[])), attr="__match_args__", ctx=ast.Load()))
                 attr = at(ast.Subscript(value=names, slice=at(ast.Constant(i)), ctx=ast.Load()))
-                parts.append((q, at(ast.Call(func=at(ast.Name("getattr", ast.Load())), args=[path, attr],
+                parts.append((q, at(ast.Call(func=at(ast.Name("__od_getattr_of__", ast.Load())), args=[path, attr],
                                              keywords=[]))))
         parts += [(q, at(ast.Attribute(value=path, attr=attr, ctx=ast.Load())))
                   for attr, q in zip(p.kwd_attrs, p.kwd_patterns)]
@@ -1363,7 +1363,7 @@ class _Eager(ast.NodeTransformer):
 def _bounded() -> ast.Expr:
     """`__od_endless__(len(_od_yields))` before each item: an endless generator refused, not run until memory
     runs out (`lowered.runtime.endless`; `len` keeps the list the generator's own)."""
-    count = ast.Call(func=ast.Name(id="len", ctx=ast.Load()), args=[ast.Name(id="_od_yields", ctx=ast.Load())],
+    count = ast.Call(func=ast.Name(id="__od_size__", ctx=ast.Load()), args=[ast.Name(id="_od_yields", ctx=ast.Load())],
                      keywords=[])
     return ast.Expr(value=ast.Call(func=ast.Name(id="__od_endless__", ctx=ast.Load()), args=[count], keywords=[]))
 

@@ -2607,7 +2607,11 @@ HELPERS = {"__od_flat_index__": flat_index, "__od_live__": live, "__od_more__": 
            "__od_eager_inplace__": eager_inplace, "__od_eager_items__": eager_items, "__od_equality_guard__": equality_guard, "__od_own_test__": own_test, "__od_compared__": compared, "__od_equality_guard_fd__": equality_guard_fd, "__od_equality_guard2__": equality_guard2, "__od_equality_guard2_fd__": equality_guard2_fd, "__od_order_watch__": order_watch_reverse, "__od_order_watch_fd__": order_watch, "__od_tuple__": tuple, "__od_int_arg__": int_arg,
            "__od_stairs__": staircase_reverse, "__od_stairs_fd__": stairs_fd, "__od_operator__": operator, "__od_divisor_jump__": divisor_jump,
            "__od_locals__": locals, "__od_text__": text, "__od_fmt__": formatted, "__od_parsed__": parsed,
-           "__od_text_of__": text_of, "__od_text_mod__": text_mod, "__od_inverted__": inverted}  # (locals() by a name of its own: a parameter may be called `locals`)
+           "__od_text_of__": text_of, "__od_text_mod__": text_mod, "__od_inverted__": inverted,
+           # the builtins the generated code calls, by names of their own (a parameter may be called `locals`, a
+           # local `type`, `slice` or `reversed`: sweep Q's heartpy, `slice = data[i[0]:i[1]]`, crashed both modes)
+           "__od_type__": type, "__od_float__": float, "__od_int__": int, "__od_slice__": slice,
+           "__od_reversed__": reversed, "__od_getattr_of__": getattr}
 
 
 _EQUALITY_OPS = {ast.Eq: "==", ast.NotEq: "!=", ast.In: "in", ast.NotIn: "not in",
