@@ -947,7 +947,8 @@ def call(mask, f, /, *args, **kw):
         if f is collections.OrderedDict and args and iterated_by_python(args[0]) and not hasattr(args[0], "keys"):
             return _twin_call(EVERY_ARGUMENT, drawn_ordered_dict, (), args, kw)  # (its rule drew them natively)
         if rule.inplace is not None:
-            if (cls := _numeric_by_python(args, True)) is not None:  # (`a.fill(obj)` by obj's `__float__`: 0 came out)
+            if (_numpy_function(f) or is_method and isinstance(getattr(f, "__self__", None), np.ndarray)) and (
+                    cls := _numeric_by_python(args, True)) is not None:  # (`a.fill(obj)` by its `__float__`: 0 came out)
                 raise _converted_by_python(f, cls)
             _stamp(rule, f, full, is_method)
             y, back = rule.inplace(*full, **kw)

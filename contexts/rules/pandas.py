@@ -37,3 +37,20 @@ def item_from_zerodim(val):
 
 
 registry.set(_pd_lib.item_from_zerodim, stand_in=item_from_zerodim)
+
+
+def _register_lookups() -> None:
+    """Looking labels up in an index (`.sel`, `.loc`, `reindex`) gives positions: integers, slices and masks,
+    piecewise constant in the labels (pandas' index engines, in Cython). Registered with pandas, not only with
+    xarray: ppigrf's `g.reindex(g.index.union(date))` of its coefficient table was refused in reverse mode."""
+    from pandas._libs import index as engines
+
+    for name in ("IndexEngine", "MaskedIndexEngine", "ExtensionEngine", "BaseMultiIndexCodesEngine"):
+        cls = getattr(engines, name, None)
+        for method in ("get_loc", "get_indexer", "get_indexer_non_unique", "__contains__"):
+            fn = getattr(cls, method, None)
+            if fn is not None and not isinstance(fn, type(object.__init__)):
+                registry.nondifferentiable(fn)
+
+
+_register_lookups()

@@ -53,20 +53,7 @@ def _register_indexes() -> None:
 _register_indexes()
 
 
-def _register_lookups() -> None:
-    """Looking labels up in an index (`.sel`) gives positions: integers, slices and masks, piecewise
-    constant in the labels (pandas' index engines, in Cython)."""
-    from pandas._libs import index as engines
-
-    for name in ("IndexEngine", "MaskedIndexEngine", "ExtensionEngine", "BaseMultiIndexCodesEngine"):
-        cls = getattr(engines, name, None)
-        for method in ("get_loc", "get_indexer", "get_indexer_non_unique", "__contains__"):
-            fn = getattr(cls, method, None)
-            if fn is not None and not isinstance(fn, type(object.__init__)):
-                registry.nondifferentiable(fn)
-
-
-_register_lookups()
+# (looking labels up in an index, `.sel`: pandas' index engines, registered by the pandas domain)
 
 
 # -- gradients of DataArrays and Datasets -----------------------------------------------------------------
