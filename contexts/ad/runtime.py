@@ -63,7 +63,7 @@ from ..rules.registry import (HOT_REDUCE_OPTIONS, PLAIN_OPERANDS, NoDerivative, 
 from .codegen import ARGUMENTS_ONLY, CELLS_CONSTANT, EVERY_ARGUMENT, FRESH_SELF, HELPERS, KW_ACTIVE, generate
 from ..lowered.activity import NONDIFF_BUILTINS, cells_callees_may_change, cells_rebound_by_callees, state_cells
 from ..lowered.lower import Unsupported, lower
-from ..lowered.runtime import (JUMP_FUNCTIONS, ORDER_METHODS, axis_of, jump_active, jump_guard, jump_operands, STAIRS, dataclass_init, dataclass_init_is_code, is_stair as _stairs, parsed, remembered_text, staircase_reverse, stair_method, divisor_jump,
+from ..lowered.runtime import (_INT_CASTS, int_cast_jump, JUMP_FUNCTIONS, ORDER_METHODS, axis_of, jump_active, jump_guard, jump_operands, STAIRS, dataclass_init, dataclass_init_is_code, is_stair as _stairs, parsed, remembered_text, staircase_reverse, stair_method, divisor_jump,
                                dataclass_init_as, generated_init_owner,
                                text_of as _text_of, unpack)
 from ..forward.arrays import out_position as _out_position
@@ -870,6 +870,8 @@ def call(mask, f, /, *args, **kw):
         if is_method and (method := stair_method(f, args)) is not None:  # (`a.round(13)`: np.round's, pkA's
             # elote; `x.__mod__(y)` by name: the operator's, its divisor's jump too)
             staircase_reverse(*method, kw)
+            if method[0] is np.trunc:  # (`a.astype(int)`: exactly on an integer, a jump; forward mode tells)
+                jump_guard("trunc", "ndarray.astype(int)", method[1][0])
             if len(method[1]) == 2:  # (`y.__rmod__(x)`: x % y, whose divisor y may move)
                 divisor_jump(method[0], *method[1])
         masked = False
@@ -902,6 +904,8 @@ def call(mask, f, /, *args, **kw):
                 staircase_reverse(f, args, kw)
             elif f in STAIRS and mask & 2 and len(args) > 1:  # (`divmod(9.0, b)`: its jump where b moves)
                 divisor_jump(f, args[0], args[1])
+            if args and (mask < 0 or mask & 1) and id(f) in _INT_CASTS:  # (`np.asarray(x, dtype=np.intp)`: a truncation)
+                int_cast_jump(f, args, kw)
             if rule.kind == "nondiff" and args and (jump := JUMP_FUNCTIONS.get(f)) is not None and jump_active(f, mask):
                 x, _ = jump_operands(f, args)  # (`np.floor(t)` of a differentiated t exactly on one of its jumps; an
                 if x is not None:              # argsort's at a tie; a search's value on the grid)
@@ -909,6 +913,9 @@ def call(mask, f, /, *args, **kw):
             elif rule.kind == "nondiff" and is_method and type(f.__self__) is _NDARRAY and (
                     jump := ORDER_METHODS.get(f.__name__)) is not None:
                 jump_guard(*jump, f.__self__, None, axis_of(jump[0], (f.__self__, *args), kw))  # (`x.argsort()`)
+            elif rule.kind == "nondiff" and is_method and type(f.__self__) is _NDARRAY and f.__name__ == "searchsorted" \
+                    and args:  # (`grid.searchsorted(v)`: a value on the grid, numpy's histogram of weights at an edge)
+                jump_guard("search", "ndarray.searchsorted", (f.__self__, args[0]))
             if rule.kind == "nondiff" and id(f) in _FRESH_IDS and (y := _fresh_under_outer(f, args, kw)) is not None:
                 # forward over reverse (hessian): an array the user's code makes takes perturbed values,
                 # as in forward mode (`v = np.zeros(n); v[i] = ...`): a dual of zero tangent

@@ -29,7 +29,7 @@ from ..rules.numpy.shapes import memory_order, reading_order
 from ..rules.numpy._util import masked_entries, masked_refused
 from ..rules.registry import MissingRule, by_position, library_hint, own_operators, qualified_name, registry
 from ..rules.numpy.inplace import at_rounds, refuse_read_only_at
-from ..lowered.runtime import (JUMP_FUNCTIONS, axis_of, jump_guard, moving_tie, jump_operands, _EQUALITY_CALLS, _WHOLE_OPS, _ZERO_TESTS, ORDER_OPS, SpecialPoint, equality_guard2_fd,
+from ..lowered.runtime import (int_cast_jump, JUMP_FUNCTIONS, axis_of, jump_guard, moving_tie, jump_operands, _EQUALITY_CALLS, _WHOLE_OPS, _ZERO_TESTS, ORDER_OPS, SpecialPoint, equality_guard2_fd,
                                equality_guard_fd, near_guard)
 from ..rules.watch import JUMP_WATCH, watch_order
 from ..rules.frames import is_engine
@@ -981,7 +981,8 @@ def build_array(args: tuple, kwargs: dict, fn=None):
         value = fn(src.primal, *args[1:], **kwargs)
         if type(value) is np.ndarray:
             if value.dtype.kind not in "fcO":
-                return value  # (cast to integers: piecewise constant)
+                int_cast_jump(fn, args, kwargs, src.tangent)  # (cast to integers: a truncation's jumps checked)
+                return value  # (piecewise constant)
             if np.may_share_memory(value, src.primal):
                 if value.shape == src.primal.shape and value.strides == src.primal.strides:
                     return Dual(value, src.tangent, src.tag)

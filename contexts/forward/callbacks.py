@@ -48,6 +48,18 @@ def _jump_frule(fn, kind: str, name: str):
 for _fn, (_kind, _name) in JUMP_FUNCTIONS.items():
     registry.set(_fn, frule=_jump_frule(_fn, _kind, _name))
 
+
+def _searchsorted_method_frule(tangents, grid, v, *args, **kwargs):
+    """`grid.searchsorted(v)`: np.searchsorted's, the method's object the grid (numpy's histogram of weights
+    looks its sorted samples up so: one bin's side came out at a sample on an edge)."""
+    x, t = jump_operands(np.searchsorted, (grid, v), tangents[:2])
+    if t is not None:
+        jump_guard("search", "ndarray.searchsorted", x, t)
+    return grid.searchsorted(v, *args, **kwargs), None
+
+
+registry.set((np.ndarray, "searchsorted"), frule=_searchsorted_method_frule)
+
 try:
     from ..rules.numpy import scipy_optimize as _optimize
 except ImportError as e:  # scipy is optional

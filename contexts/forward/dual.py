@@ -29,7 +29,7 @@ import numpy as np
 
 from ..lowered.runtime import (HISTORY, ORDER_OPS, divisor_jump, nan_rate_compared, _NO_RATE, _equal_at, apart_rate, moving_tie, tie_moving, UNCHANGEABLE_WHEN, closing_in, equality_guard_fd, near_at, near_guard, zero_rate_near,
                                converged, exit_lines, rounding_residue, staircased, text, JUMP_FUNCTIONS, jump_guard,
-                               stair_jump_guard)
+                               stair_jump_guard, staircase_fd)
 from ..rules.watch import JUMP_WATCH, watch_order
 from ..rules.frames import is_engine, is_user, outside_engine, tests_none
 from ..rules import leaves as _leaves
@@ -1420,6 +1420,10 @@ class Dual:
             raise DualConversionError(f"a perturbed array cast with .astype(object) would lose its tangent",
                                       fix="keep the array's float dtype while it is differentiated")
         if dtype.kind not in "fc":  # ints, bools, strings: piecewise constant
+            value = primal(self)
+            if dtype.kind in "iu" and getattr(value, "dtype", None) is not None and value.dtype.kind == "f":
+                staircase_fd(np.trunc, (value,), None, self.tangent)  # (`a.astype(int)` truncates: its jumps)
+                jump_guard("trunc", "ndarray.astype(int)", value, self.tangent)
             return primal(self).astype(dtype, *args, **kwargs)
         return Dual(self.primal.astype(dtype, *args, **kwargs),
                     self.tangent.astype(dtype, *args, **kwargs), self.tag)

@@ -30,7 +30,7 @@ from overdub.passes import depth as _depth
 from overdub.errors import OverdubError, lost_work, mark_lost, not_swallowed
 from overdub.ops import Unswallowing
 
-from ..lowered.runtime import (HELPERS as LOWERING_HELPERS, JUMP_FUNCTIONS, ORDER_METHODS, axis_of, jump_guard, jump_operands, asks_a_generator, ORDER_OPS, STAIRS, EagerIterationError, addresses,
+from ..lowered.runtime import (HELPERS as LOWERING_HELPERS, _INT_CASTS, int_cast_jump, JUMP_FUNCTIONS, ORDER_METHODS, axis_of, jump_guard, jump_operands, asks_a_generator, ORDER_OPS, STAIRS, EagerIterationError, addresses,
                                closing_in, converged, eager, eager_items, endless, own_test_method, parsed, remembered_text,
                                staircase_fd, stair_method, stairs_fd, _STAIR_SLOTS, divisor_jump, text, users_class, _TEXTS, parse_check)
 from ..rules.containers import refuse_differentiated_key as key_lookup, subscripts_a_class
@@ -433,6 +433,8 @@ def _fd_call(f, args, tans, kw, kwtans):
         stairs_fd(f, args, tans[0], kw)
         if len(tans) > 1 and not _zero(tans[1]):  # (`divmod(9.0, b)`: its jump where the divisor moves)
             divisor_jump(f, args[0], args[1], tans[1])
+    if tans and args and id(f) in _INT_CASTS and not _zero(tans[0]):  # (`np.asarray(x, dtype=np.intp)`)
+        int_cast_jump(f, args, kw, tans[0])
     if rule is not None and rule.kind == "nondiff":  # (before its frule: `stop_gradient(a)` of an array)
         if tans and args and (jump := JUMP_FUNCTIONS.get(f)) is not None:
             x, t = jump_operands(f, args, tans)  # (`np.floor(t)` of a moving t exactly on one of its jumps; an
@@ -518,8 +520,11 @@ def _fd_mcall(obj, name, tobj, args, tans, kw, kwtans):
         # (`a.__imul__(x)` by name: the array changes in place, which the twin's tangents would not follow)
         raise NotTransformable("an in-place operator's method called by name")
     method = getattr(obj, name)
-    if (name == "round" or name == "__round__") and not _zero(tobj) and (stair := stair_method(method, args)) is not None:
-        stairs_fd(*stair, tobj, kw)  # (`a.round(13)`: np.round's, a step far below the value where it moves)
+    if (name == "round" or name == "__round__" or name == "astype") and not _zero(tobj) and (
+            stair := stair_method(method, args)) is not None:
+        stairs_fd(*stair, tobj, kw)
+        if stair[0] is np.trunc:  # (`a.astype(int)` exactly on an integer its tangent moves: a jump)
+            jump_guard("trunc", "ndarray.astype(int)", obj, tobj)  # (`a.round(13)`: np.round's, a step far below the value where it moves)
     elif name in _STAIR_SLOTS and (stair := stair_method(method, args)) is not None:
         # (`x.__mod__(y)`, `y.__rmod__(x)` by name: the operator's, a fine step and the jumps of x and of y)
         ta, tb = (tans[0], tobj) if _STAIR_SLOTS[name][1] else (tobj, tans[0])
@@ -532,6 +537,9 @@ def _fd_mcall(obj, name, tobj, args, tans, kw, kwtans):
     if name in ORDER_METHODS and type(obj) is np.ndarray and not _zero(tobj):  # (`x.argsort()` at a tie whose
         kind, what = ORDER_METHODS[name]                                       # entries part: refused)
         jump_guard(kind, what, obj, tobj, axis_of(kind, (obj, *args), kw))
+    if name == "searchsorted" and type(obj) is np.ndarray and args and not (
+            _zero(tobj) and (not tans or _zero(tans[0]))):  # (a value on the grid: `np.histogram`'s at an edge)
+        jump_guard("search", "ndarray.searchsorted", (obj, args[0]), (tobj, tans[0] if tans else 0))
     if name in LOOKUPS and isinstance(obj, MAPPINGS) and args and tans and (
             not _all_zero(tans[0]) or type(args[0]) is str and remembered_text(args[:1])):
         key_lookup(obj, args[0])  # `memo.get(x)`, `memo.get(f"{x:.10g}")`

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import binascii
+import bisect
 import builtins
 import collections
 import collections.abc
@@ -43,7 +44,7 @@ from ..rules.leaves import value_class
 from ..rules.watch import JUMP_WATCH, watch_order
 from ..rules.registry import registry
 
-__all__ = ["TEXT_TYPES", "texts_through", "HASH_TYPES", "HELPERS", "EagerIterationError", "SpecialPoint", "special_case", "ORDER_OPS", "SPECIAL_HITS", "CHECK_SPECIAL", "equality_guard", "equality_guard_fd", "equality_guards", "UNCHANGEABLE_WHEN", "eager", "eager_inplace", "eager_items", "unpack", "addresses", "TextRoundTrip", "TEXT_IDS", "text_call", "remembered_text", "OwnComparison"]
+__all__ = ["int_cast_jump", "TEXT_TYPES", "texts_through", "HASH_TYPES", "HELPERS", "EagerIterationError", "SpecialPoint", "special_case", "ORDER_OPS", "SPECIAL_HITS", "CHECK_SPECIAL", "equality_guard", "equality_guard_fd", "equality_guards", "UNCHANGEABLE_WHEN", "eager", "eager_inplace", "eager_items", "unpack", "addresses", "TextRoundTrip", "TEXT_IDS", "text_call", "remembered_text", "OwnComparison"]
 
 
 def unpack(v, n, star):
@@ -121,11 +122,52 @@ def stair_method(f, args: tuple):
         return np.round, (owner, *args)
     if name == "__round__" and type(owner) is float:  # (`x.__round__(12)`: round's, gen22 W5: 0 for 3)
         return builtins.round, (owner, *args)
+    if name == "astype" and args and _to_integers(owner, args[0]):
+        # (`a.astype(int)` truncates as np.trunc does: skyfield's `Splines`, `i = interp(...).astype(int)` at a knot,
+        # gave one segment's slope, sweep Q)
+        return np.trunc, (owner,)
     if name in _STAIR_SLOTS:  # (`x.__mod__(y)`, `x.__divmod__(y)` by name: the operator's, whose remainder
         if type(owner) in _STAIR_OWNERS and len(args) == 1:  # jumps at a multiple of y; unbound: `STAIRS`)
             fn, reflected = _STAIR_SLOTS[name]
             return fn, ((args[0], owner) if reflected else (owner, args[0]))
     return None
+
+
+def _to_integers(owner, dtype) -> bool:
+    """`owner.astype(dtype)` turns a float array (or numpy float) into integers."""
+    if not (isinstance(owner, (np.ndarray, np.floating)) and owner.dtype.kind == "f"):
+        return False
+    try:
+        return np.dtype(dtype).kind in "iu"
+    except TypeError:
+        return False
+
+
+_INT_CASTS = frozenset(map(id, (np.asarray, np.array, np.asanyarray, np.ascontiguousarray, np.asfortranarray)))
+
+
+def int_cast_jump(fn, args, kw, tangent=None) -> None:
+    """`np.asarray(x, dtype=np.intp)` (np.array, ...) of a differentiated float x truncates it as `x.astype(int)`
+    does: a fine staircase refused, and a value exactly on an integer a jump (`jump_guard`: forward mode refuses
+    where its tangent moves it; reverse mode, `tangent` None, has forward mode tell). One side's slope came out
+    silently at a table's knot (sweep Q)."""
+    if id(fn) not in _INT_CASTS or not args:
+        return
+    dtype = kw.get("dtype") if kw and "dtype" in kw else args[1] if len(args) > 1 else None
+    if dtype is None:
+        return
+    x = args[0]
+    while type(x).__name__ == "Dual":
+        x = x.primal
+    if not isinstance(x, (float, np.floating, np.ndarray)) or not _to_integers(np.asarray(x), dtype):
+        return
+    name = f"np.{fn.__name__}(..., dtype={np.dtype(dtype).name})"
+    if tangent is None:
+        staircase_reverse(np.trunc, (x,))
+        jump_guard("trunc", name, x)
+    else:
+        staircase_fd(np.trunc, (x,), None, tangent)
+        jump_guard("trunc", name, x, tangent)
 
 
 _STAIR_SLOTS = {"__mod__": (operator.mod, False), "__rmod__": (operator.mod, True),
@@ -2071,13 +2113,14 @@ JUMP_FUNCTIONS = {np.floor: ("floor", "np.floor"), np.ceil: ("floor", "np.ceil")
                   math.ceil: ("floor", "math.ceil"), math.trunc: ("trunc", "math.trunc"),
                   np.argsort: ("order", "np.argsort"), np.argmax: ("argmax", "np.argmax"),
                   np.argmin: ("argmin", "np.argmin"), np.lexsort: ("lexorder", "np.lexsort"),
-                  np.searchsorted: ("search", "np.searchsorted"), np.digitize: ("search", "np.digitize")}
+                  np.searchsorted: ("search", "np.searchsorted"), np.digitize: ("search", "np.digitize"),
+                  bisect.bisect_left: ("search", "bisect.bisect_left"), bisect.bisect_right: ("search", "bisect.bisect_right")}
 """The steps whose jumps `jump_guard` watches: function -> (the kind of its jumps, its name). An argsort's
 are its ties: the permutation jumps where two entries part (`x[np.argsort(x)]` gave the stable order's side);
 an argmax's (argmin's) are the extreme's ties; np.lexsort's its keys' (`rules.ties.lex_parting`); a search's
 (np.searchsorted, np.digitize: "search") a value exactly on an entry of the grid, where the index steps (a table
 lookup `fp[i - 1] + ...` at a grid point gave one segment's slope)."""
-JUMP_PAIRS = {np.searchsorted: (0, 1), np.digitize: (1, 0)}
+JUMP_PAIRS = {np.searchsorted: (0, 1), np.digitize: (1, 0), bisect.bisect_left: (0, 1), bisect.bisect_right: (0, 1)}
 """The searches' positions of (the grid, the values looked up) among their arguments: their jumps are those
 of the two together."""
 

@@ -68,8 +68,8 @@ def _ties(items: list, i, kwargs) -> list:
     """The indices of the items equal to the chosen one, items[i] (by value, without a key: numbers): at such a
     tie the derivative is the mean of the tied items', as for `np.maximum` and `np.max` (one item's, it was
     one side's derivative: `max(x, -1.0)` at x = -1 gave 1 where central differences give 0.5)."""
-    if i is None or "key" in kwargs or len(items) < 2:
-        return [i]
+    if i is None or kwargs.get("key") is not None or len(items) < 2:  # (`key=None` is none: heapq.nsmallest's
+        return [i]                                                       # `min(it, default=s, key=key)`, sweep Q)
     chosen = items[i]
     if not isinstance(chosen, numbers.Real):
         return [i]
