@@ -163,9 +163,17 @@ def _replace(stmts: list[ast.stmt], formulas: dict[str, ast.expr]) -> list[ast.s
     return [Replace().visit(copy.deepcopy(s)) for s in stmts]
 
 
+_BUILTIN_NAMES = {"__od_type__": "type", "__od_float__": "float", "__od_int__": "int", "__od_keys__": "list"}
+
+
+def _builtins_named(text: str) -> str:
+    """text with the generated code's own names of builtins (`__od_type__`, ...) as the builtins'."""
+    return re.sub(r"__od_(?:type|float|int|keys)__", lambda m: _BUILTIN_NAMES[m.group(0)], text)
+
+
 def _is_fast_path(s: ast.If) -> bool:
     """An inlined fast path: a test of types, the general rule in its `else`."""
-    text = ast.unparse(s.test)
+    text = _builtins_named(ast.unparse(s.test))
     general = " ".join(ast.unparse(x) for x in s.orelse)
     return "type(" in text and "__od_" in general and "_adj__" in general
 
@@ -173,7 +181,7 @@ def _is_fast_path(s: ast.If) -> bool:
 def _new_list_box(s) -> bool:
     """`if ... type(y) is list: _od_g = __od_loop_box__(...)` (`is not float` after an operator): a new list's
     or object's box read (`codegen._new_list`)."""
-    test = ast.unparse(s.test) if isinstance(s, ast.If) else ""
+    test = _builtins_named(ast.unparse(s.test)) if isinstance(s, ast.If) else ""
     return (isinstance(s, ast.If) and len(s.body) == 1 and not s.orelse
             and "__od_loop_box__" in ast.unparse(s.body[0]) and (" is list" in test or " is not float" in test))
 
@@ -264,7 +272,7 @@ def _names(text: str) -> str:
     text = re.sub(r"\b_od_(d_|t|pb|w|dret|tape|ta\b|g[abd]?\b|S\b|r\b|c\b)", r"\1", text)
     text = re.sub(r"= \(([\w, ]+), 0\)$", r"= \1, 0", text, flags=re.M)
     text = re.sub(r"__od_call__\(-?\d+, ", "call(", text)
-    return re.sub(r"__od_(\w+?)__", r"\1", text)
+    return re.sub(r"__od_(\w+?)__", r"\1", _builtins_named(text))
 
 
 def _indent(text: str) -> str:

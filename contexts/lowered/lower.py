@@ -67,13 +67,15 @@ def _pattern_reads(p: ast.pattern, path: ast.expr) -> list[tuple[str, ast.expr]]
     if isinstance(p, ast.MatchSequence):
         star = next((i for i, q in enumerate(p.patterns) if isinstance(q, ast.MatchStar)), None)
         after = 0 if star is None else len(p.patterns) - star - 1
-        out: list = []
+        out: list = []  # (`list(...)`, `type(...)` and `getattr(...)` here by their bare names: the program's own
+        # operations, which each transformer differentiates as the calls they are; an engine helper's name would
+        # run them untransformed: a star capture's items lost their derivative)
         for i, q in enumerate(p.patterns):
             if isinstance(q, ast.MatchStar):
                 if q.name:
                     part = at(ast.Slice(lower=ast.Constant(i), upper=ast.Constant(-after) if after else None))
                     sub = at(ast.Subscript(value=path, slice=part, ctx=ast.Load()))
-                    out.append((q.name, at(ast.Call(func=at(ast.Name("__od_keys__", ast.Load())), args=[sub],
+                    out.append((q.name, at(ast.Call(func=at(ast.Name("list", ast.Load())), args=[sub],
                                                     keywords=[]))))
                 continue
             index = i if star is None or i < star else i - len(p.patterns)
@@ -95,10 +97,10 @@ def _pattern_reads(p: ast.pattern, path: ast.expr) -> list[tuple[str, ast.expr]]
             if cls in _SELF_MATCHING and len(p.patterns) == 1:
                 parts.append((q, path))
             else:  # getattr(subject, type(subject).__match_args__[i])
-                names = at(ast.Attribute(value=at(ast.Call(func=at(ast.Name("__od_type__", ast.Load())), args=[path],
+                names = at(ast.Attribute(value=at(ast.Call(func=at(ast.Name("type", ast.Load())), args=[path],
                                                            keywords=[])), attr="__match_args__", ctx=ast.Load()))
                 attr = at(ast.Subscript(value=names, slice=at(ast.Constant(i)), ctx=ast.Load()))
-                parts.append((q, at(ast.Call(func=at(ast.Name("__od_getattr_of__", ast.Load())), args=[path, attr],
+                parts.append((q, at(ast.Call(func=at(ast.Name("getattr", ast.Load())), args=[path, attr],
                                              keywords=[]))))
         parts += [(q, at(ast.Attribute(value=path, attr=attr, ctx=ast.Load())))
                   for attr, q in zip(p.kwd_attrs, p.kwd_patterns)]
