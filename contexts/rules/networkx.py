@@ -8,8 +8,6 @@ networkx is first imported (`leaves.DOMAINS`).
 
 from __future__ import annotations
 
-import ast
-
 from .registry import registry
 
 __all__: list[str] = []
@@ -22,13 +20,7 @@ def argmap_source(fn, owner):
     code = fn.__code__
     if not code.co_filename.startswith(_COMPILED):
         return None
-    text = getattr(fn, "_code", None)
-    if type(text) is not str:
-        return None
-    for node in ast.parse(text).body:
-        if isinstance(node, ast.FunctionDef) and node.name == code.co_name and node.lineno == code.co_firstlineno:
-            return node
-    return None
+    return registry.definition_in(getattr(fn, "_code", None), code)
 
 
 registry.source_finders.append(argmap_source)

@@ -31,6 +31,7 @@ when a call executes, never bake them into generated code.
 
 from __future__ import annotations
 
+import ast
 import numbers
 import operator
 import sys
@@ -331,6 +332,17 @@ class Registry:
         if rule is None or rule.stand_in is None:
             return None
         return rule.stand_in, ((fn.__self__,) if bound else ())
+
+    @staticmethod
+    def definition_in(text, code):
+        """The `def` of code (by its name and first line) among text's top-level statements, or None where text is
+        not a str or holds none: a source finder's answer from the text a library made a function of."""
+        if type(text) is not str:
+            return None
+        for node in ast.parse(text).body:
+            if isinstance(node, ast.FunctionDef) and node.name == code.co_name and node.lineno == code.co_firstlineno:
+                return node
+        return None
 
     def generated_source(self, fn: Any, owner: Any):
         """The definition a registered finder gives for fn, a function made by `exec` (called on owner), or

@@ -9,8 +9,6 @@ any code.
 
 from __future__ import annotations
 
-import ast
-
 from ..registry import registry
 
 __all__: list[str] = []
@@ -23,13 +21,7 @@ def parser_source(fn, owner):
     code = fn.__code__
     if code.co_filename != "<string>" or code.co_name not in _PARSERS:
         return None
-    text = getattr(owner, "_parse_arg_template", None)
-    if type(text) is not str:
-        return None
-    for node in ast.parse(text).body:
-        if isinstance(node, ast.FunctionDef) and node.name == code.co_name and node.lineno == code.co_firstlineno:
-            return node
-    return None
+    return registry.definition_in(getattr(owner, "_parse_arg_template", None), code)
 
 
 registry.source_finders.append(parser_source)
