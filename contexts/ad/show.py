@@ -71,6 +71,7 @@ def show_adjoint(f: Callable, active: Iterable[str] | None = None, raw: bool = F
 def _fold(stmts: list[ast.stmt]) -> list[ast.stmt]:
     """A block's adjoint statements with the machinery folded away (see the module's docstring)."""
     out: list[ast.stmt] = []
+    stmts = [t for s in stmts for t in (s.orelse if getattr(s, "_od_float_fused", False) else [s])]
     stmts = [s for s in stmts if not _new_list_box(s) and not _held(s)]
     i = 0
     while i < len(stmts):
@@ -175,7 +176,7 @@ def _new_list_box(s) -> bool:
     or object's box read (`codegen._new_list`)."""
     test = ast.unparse(s.test) if isinstance(s, ast.If) else ""
     return (isinstance(s, ast.If) and len(s.body) == 1 and not s.orelse
-            and "__od_loop_box__" in ast.unparse(s.body[0]) and (" is list" in test or " is not float" in test))
+            and "__od_loop_box__" in ast.unparse(s.body[0]) and (" is list" in test or re.search(r" is not (_od_)?float\b", test)))
 
 
 def _held(s) -> bool:
@@ -261,6 +262,7 @@ def _names(text: str) -> str:
     text = re.sub(r"\b_od_d__od_(\w+)", r"d_\1", text)
     text = re.sub(r"\b_od_in_(\w+)", r"\1_in", text)
     text = re.sub(r"\b_od_rec\b", "record", text)
+    text = re.sub(r"\b_od_(type|float)\b", r"\1", text)  # (`codegen._local_builtins`)
     text = re.sub(r"\b_od_(d_|t|pb|w|dret|tape|ta\b|g[abd]?\b|S\b|r\b|c\b)", r"\1", text)
     text = re.sub(r"= \(([\w, ]+), 0\)$", r"= \1, 0", text, flags=re.M)
     text = re.sub(r"__od_call__\(-?\d+, ", "call(", text)
