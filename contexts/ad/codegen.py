@@ -557,7 +557,7 @@ class _Gen:
                 k = self.new_block()
                 self.depth -= 1
                 self.set_adjoint(k, [], [([st for name in bound for st in self.take(name)], s)], s)
-                s.body = at([expr_stmt(call("_od_ta", tuple_([const(k)])))], s) + s.body
+                s.body = at([expr_stmt(call(attr("_od_tape", "append"), tuple_([const(k)])))], s) + s.body
             return [s]
         # for v in it  ->  _od_itJ = iter(it) (a recorded call: user classes' __iter__ is differentiated)
         #                  for _od_iK, v in enumerate(_od_itJ): record (k, _od_itJ, i); adjoint: it[i] read
@@ -568,7 +568,7 @@ class _Gen:
         # `xs = [f(v) for v in xs]`, and the records restore what they save by name)
         src = f"_od_src{j}"
         pre = at([assign((itv, pb), call("__od_call__", const(EVERY_ARGUMENT), "__od_iter__", it)), assign(src, it),
-                  expr_stmt(call("_od_ta", tuple_([const(j), pb, src])))], s)
+                  expr_stmt(call(attr("_od_tape", "append"), tuple_([const(j), pb, src])))], s)
         self.dvars.update((it, itv))
         pullback = assign("_od_r", call(item(pb, 0), pb, "_od_g", const(None), "_od_S"))
         # (the items' cotangents a list or tuple looped over got in its box, `loop_item_adj`: its own now)
@@ -585,7 +585,7 @@ class _Gen:
         items = if_exp(is_(itv, it), call("__od_enumerate_at__", itv),
                        call("__od_enumerate_views__", itv, src) if writes else call("__od_enumerate__", itv))
         head = ast.For(target=store((i, v)), iter=items,
-                       body=[expr_stmt(call("_od_ta", tuple_([const(k), itv, i, src])))], orelse=[], type_comment=None)
+                       body=[expr_stmt(call(attr("_od_tape", "append"), tuple_([const(k), itv, i, src])))], orelse=[], type_comment=None)
         at([head], s)
         head.body.extend(body)
         head.orelse = orelse
@@ -663,7 +663,7 @@ class _Gen:
                     kept.add(n)
                     saved.append(n)
             adj_parts.append((adj, s))
-        record = at([expr_stmt(call("_od_ta", tuple_([const(k), *saved])))], stmts[-1])
+        record = at([expr_stmt(call(attr("_od_tape", "append"), tuple_([const(k), *saved])))], stmts[-1])
         if isinstance(fwd[-1], ast.Return):
             ret = fwd.pop()
             fwd.extend(record)
@@ -2286,7 +2286,9 @@ def generate(lowered: ast.FunctionDef, active_params: set[str], cells: list[str]
     # pullback finds the cotangents of the items read through its views (`kw.values()`), in its box
     kwarg = lowered.args.kwarg
     tape = call("__od_kw_tape__", kwarg.arg) if kwarg is not None else list_([])
-    prologue = at([assign("_od_tape", tape), assign("_od_ta", attr("_od_tape", "append"))], lowered)
+    # (records appended by `_od_tape.append(...)`, not through a bound method held in a local: Python 3.11+
+    # appends to a list in the call's own instruction there, a tenth of a loop iteration's recording)
+    prologue = at([assign("_od_tape", tape)], lowered)
     fwd = ast.FunctionDef(name=lowered.name, args=lowered.args, body=prologue + body, decorator_list=[],
                           returns=None, type_comment=None)
     fwd.body[len(prologue):len(prologue)] = _preset(fwd, gen.maybe_unbound, lowered)
