@@ -557,7 +557,7 @@ class _Gen:
                 k = self.new_block()
                 self.depth -= 1
                 self.set_adjoint(k, [], [([st for name in bound for st in self.take(name)], s)], s)
-                s.body = at([expr_stmt(call("_od_ta", tuple_([const(k)])))], s) + s.body
+                s.body = at([expr_stmt(call(attr("_od_tape", "append"), tuple_([const(k)])))], s) + s.body
             return [s]
         # for v in it  ->  _od_itJ = iter(it) (a recorded call: user classes' __iter__ is differentiated)
         #                  for _od_iK, v in enumerate(_od_itJ): record (k, _od_itJ, i); adjoint: it[i] read
@@ -568,7 +568,7 @@ class _Gen:
         # `xs = [f(v) for v in xs]`, and the records restore what they save by name)
         src = f"_od_src{j}"
         pre = at([assign((itv, pb), call("__od_call__", const(EVERY_ARGUMENT), "__od_iter__", it)), assign(src, it),
-                  expr_stmt(call("_od_ta", tuple_([const(j), pb, src])))], s)
+                  expr_stmt(call(attr("_od_tape", "append"), tuple_([const(j), pb, src])))], s)
         self.dvars.update((it, itv))
         pullback = assign("_od_r", call(item(pb, 0), pb, "_od_g", const(None), "_od_S"))
         # (the items' cotangents a list or tuple looped over got in its box, `loop_item_adj`: its own now)
@@ -585,7 +585,7 @@ class _Gen:
         items = if_exp(is_(itv, it), call("__od_enumerate_at__", itv),
                        call("__od_enumerate_views__", itv, src) if writes else call("__od_enumerate__", itv))
         head = ast.For(target=store((i, v)), iter=items,
-                       body=[expr_stmt(call("_od_ta", tuple_([const(k), itv, i, src])))], orelse=[], type_comment=None)
+                       body=[expr_stmt(call(attr("_od_tape", "append"), tuple_([const(k), itv, i, src])))], orelse=[], type_comment=None)
         at([head], s)
         head.body.extend(body)
         head.orelse = orelse
@@ -663,7 +663,7 @@ class _Gen:
                     kept.add(n)
                     saved.append(n)
             adj_parts.append((adj, s))
-        record = at([expr_stmt(call("_od_ta", tuple_([const(k), *saved])))], stmts[-1])
+        record = at([expr_stmt(call(attr("_od_tape", "append"), tuple_([const(k), *saved])))], stmts[-1])
         if isinstance(fwd[-1], ast.Return):
             ret = fwd.pop()
             fwd.extend(record)
@@ -1115,6 +1115,7 @@ class _Gen:
                     elif not isinstance(x.value, (int, float)) or isinstance(x.value, bool):
                         parts.append(const(False))
                 test = and_(*parts) if parts else const(True)
+            float_test = test
             f64 = _float64_test(a, b)
             if f64 is not None:
                 test = or_(test, f64)
@@ -1130,9 +1131,43 @@ class _Gen:
                                              for g, act in (("_od_ga", act_a), ("_od_gb", act_b)) if act]
                 path = [if_(arrays, array_inline, generic)]
             adj.append(_given("_od_g", [if_(test, inline, path), *added]))
+            fused = self._float_fused(v.op, name, (a, act_a, fresh_a, fa), (b, act_b, fresh_b, fb), test=float_test)
+            if fused is not None:  # (adj[:2] takes the result's cotangent into `_od_g`: `take`)
+                adj = adj[:2] + [if_(fused[0], fused[1], adj[2:])]
+                adj[2]._od_float_fused = True  # (`show_adjoint` prints the general adjoint, its `else`)
         else:
             adj.append(_given("_od_g", generic + added))
         return [s, *post], need, adj
+
+    def _float_fused(self, op, name, *operands, test):
+        """(test, body) of a binary operator's adjoint for float numbers alone, tried before its general
+        adjoint: where the result's cotangent `_od_g`, each variable operand and each cotangent added to is
+        a float, the general adjoint skips its box guards (for a None `_od_g` only), takes the inline
+        formulas (`test` holds) and adds as floats (`_accumulate`'s float case): the same operations with
+        the checks once. None where that can never hold (an operand whose cotangent was just taken, `x =
+        x * x`, is None there; a constant that is no real number)."""
+        checks = [is_(call("__od_type__", "_od_g"), "__od_float__")]
+        if isinstance(op, (ast.Mult, ast.Div)):  # (a sum's test checks `_od_g` itself)
+            checks.append(test)
+        else:
+            checks = [test]
+        if any(isinstance(n, ast.Constant) and n.value is False for n in all_nodes(test)):
+            return None
+        body, added = [], set()
+        for x, act, fresh, expr in operands:
+            if not act:
+                continue
+            dn = d(x.id)
+            if fresh or x.id in self.single_use:  # (as `acc`: assigned, not added)
+                body.append(assign(dn, copy.deepcopy(expr)))
+                continue
+            if x.id == name:
+                return None
+            if x.id not in added:
+                added.add(x.id)
+                checks.append(is_(call("__od_type__", dn), "__od_float__"))
+            body.append(assign(dn, binop(dn, ast.Add(), copy.deepcopy(expr))))
+        return and_(*checks), body
 
     def call(self, s, name, v: ast.Call):
         pb = self.fresh("_od_pb")
@@ -2221,7 +2256,9 @@ def generate(lowered: ast.FunctionDef, active_params: set[str], cells: list[str]
     # pullback finds the cotangents of the items read through its views (`kw.values()`), in its box
     kwarg = lowered.args.kwarg
     tape = call("__od_kw_tape__", kwarg.arg) if kwarg is not None else list_([])
-    prologue = at([assign("_od_tape", tape), assign("_od_ta", attr("_od_tape", "append"))], lowered)
+    # (records appended by `_od_tape.append(...)`, not through a bound method held in a local: Python 3.11+
+    # appends to a list in the call's own instruction there, a tenth of a loop iteration's recording)
+    prologue = at([assign("_od_tape", tape)], lowered)
     fwd = ast.FunctionDef(name=lowered.name, args=lowered.args, body=prologue + body, decorator_list=[],
                           returns=None, type_comment=None)
     fwd.body[len(prologue):len(prologue)] = _preset(fwd, gen.maybe_unbound, lowered)

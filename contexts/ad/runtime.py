@@ -2961,8 +2961,9 @@ def _twin_call(mask, fn, pre, args, kw, observed=False):
         # (constants among them, defaults left, which twin) follows from their types and number alone
         found = _short_map.get((id(fn.__code__), mask, len(args)))
         if found is not None and found[1] is fn.__defaults__:
+            fast = _FAST_ARGS if mask >= 0 else _NEVER_CONSTANT  # (see `_FAST_ARGS`)
             for a in args:
-                if type(a) not in _FAST_ARGS:
+                if type(a) not in fast:
                     break
             else:
                 info = found[0]
@@ -2979,7 +2980,9 @@ def _twin_call(mask, fn, pre, args, kw, observed=False):
 
 
 _FAST_ARGS = _NEVER_CONSTANT - {int}
-"""Argument types `_twin_call_slow` never takes for constants (int aside, which a callee may take as one)."""
+"""Argument types `_twin_call_slow` never takes for constants (int aside, which a callee may take as one).
+Under a mask of every argument (negative: `gradient(loop_pow, x, n)`'s own call) no argument of a type in
+`_NEVER_CONSTANT`, int included, is taken for one: the short key holds there for all of them."""
 
 
 def _recording_failed(e, info, fn) -> None:
@@ -3056,8 +3059,9 @@ def _twin_call_slow(mask, fn, pre, args, kw, observed=False):
           and fn.__kwdefaults__ is None and defaulted is None
           and (info.numbers is None or max(info.numbers) < len(args))):  # (the short key checks the numbers)
         # (defaults holding no differentiated values only: the entry keeps them alive while the code lives)
+        fast = _FAST_ARGS if mask >= 0 else _NEVER_CONSTANT
         for a in args:
-            if type(a) not in _FAST_ARGS:
+            if type(a) not in fast:
                 break
         else:  # (`_twin_call`'s short key: the same twin for every call passing these types so)
             short = (id(code), mask, len(args))

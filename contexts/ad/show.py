@@ -71,6 +71,7 @@ def show_adjoint(f: Callable, active: Iterable[str] | None = None, raw: bool = F
 def _fold(stmts: list[ast.stmt]) -> list[ast.stmt]:
     """A block's adjoint statements with the machinery folded away (see the module's docstring)."""
     out: list[ast.stmt] = []
+    stmts = [t for s in stmts for t in (s.orelse if getattr(s, "_od_float_fused", False) else [s])]
     stmts = [s for s in stmts if not _new_list_box(s) and not _held(s)]
     i = 0
     while i < len(stmts):

@@ -259,7 +259,7 @@ def test_show_adjoint_prints_blocks_with_user_lines():
     first_line = f.__code__.co_firstlineno
     assert "active arguments: x" in text and "forward twin:" in text
     assert f"(line {first_line + 3})" in text          # the block of `r = r * x`
-    assert "_od_ta((" in text and "_od_d_x" in text    # records and cotangent variables
+    assert "_od_tape.append((" in text and "_od_d_x" in text    # records and cotangent variables
     assert "i = i + 1" not in text                     # nothing recorded for the loop counter
     readable = show_adjoint(f, active=["x"])
     assert f"(line {first_line + 3})" in readable and "d_x += " in readable and "_od_" not in readable
