@@ -869,9 +869,10 @@ def call(mask, f, /, *args, **kw):
                 k for k, v in kw.items() if k not in _NOT_VALUES and _may_differ(v, 0))))
         if is_method and (method := stair_method(f, args)) is not None:  # (`a.round(13)`: np.round's, pkA's
             # elote; `x.__mod__(y)` by name: the operator's, its divisor's jump too)
-            staircase_reverse(*method, kw)
             if method[0] is np.trunc:  # (`a.astype(int)`: exactly on an integer, a jump; forward mode tells)
-                jump_guard("trunc", "ndarray.astype(int)", method[1][0])
+                jump_guard("trunc", "ndarray.astype(int)", method[1][0], noted=True)
+            else:
+                staircase_reverse(*method, kw)
             if len(method[1]) == 2:  # (`y.__rmod__(x)`: x % y, whose divisor y may move)
                 divisor_jump(method[0], *method[1])
         masked = False

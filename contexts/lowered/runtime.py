@@ -163,8 +163,7 @@ def int_cast_jump(fn, args, kw, tangent=None) -> None:
         return
     name = f"np.{fn.__name__}(..., dtype={np.dtype(dtype).name})"
     if tangent is None:
-        staircase_reverse(np.trunc, (x,))
-        jump_guard("trunc", name, x)
+        jump_guard("trunc", name, x, noted=True)
     else:
         staircase_fd(np.trunc, (x,), None, tangent)
         jump_guard("trunc", name, x, tangent)
@@ -2259,7 +2258,7 @@ def _tie_jump(kind: str, name: str, x, tangent, axis) -> None:
         hits.append((_where(), x, f"?jump of {name}"))
 
 
-def jump_guard(kind: str, name: str, x, tangent=None, axis=None) -> None:
+def jump_guard(kind: str, name: str, x, tangent=None, axis=None, noted: bool = False) -> None:
     """Before `floor(x)` (and ceil, trunc, rint) of a differentiated x exactly on one of its jumps: the step
     jumps there and what the code does with it (an index, `t - floor(t)`) has no derivative, but a one-sided
     one came out silently (a resampler's `int(np.floor(n * a))` at n * a == 33.0: 57 where central
@@ -2290,7 +2289,10 @@ def jump_guard(kind: str, name: str, x, tangent=None, axis=None) -> None:
     hits = SPECIAL_HITS.get()
     if hits is None:
         raise _jump(name, x)
-    hits.append((_where(), x, f"jump of {name}"))
+    # (`noted`: a cast to integers, `a.astype(int)`, whose values are often integers by construction, numpy's
+    # histogram's bin of its largest sample: forward mode tells where it runs, and where it cannot the answer is
+    # kept, as a tie's is)
+    hits.append((_where(), x, f"?jump of {name}" if noted else f"jump of {name}"))
 
 
 MOVING_TIE.append(lambda a, b, ta, tb: moving_tie(a, b, ta, tb))
