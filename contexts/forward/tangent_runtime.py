@@ -1020,10 +1020,7 @@ def fd_cat(a, b, ta, tb):
         pa = [0] * len(a) if _all_zero(ta) else list(ta)
         pb = [0] * len(b) if _all_zero(tb) else list(tb)
         return type(a + b)(pa + pb)
-    if (type(tb) is list or type(tb) is tuple) and type(a) is np.ndarray:  # (an array and a list of numbers:
-        tb = _nested_tangent(tb, b)                                        # numpy's sum, tangents as arrays)
-    if (type(ta) is list or type(ta) is tuple) and type(b) is np.ndarray:
-        ta = _nested_tangent(ta, a)
+    ta, tb = _array_tangents(a, b, ta, tb)
     if _zero(ta):  # a + b has b's tangent, in the shape of the sum (a scalar's, over an array a)
         return fd_bc(tb, a)
     if _zero(tb):
@@ -1034,10 +1031,7 @@ def fd_cat(a, b, ta, tb):
 def fd_sub(a, b, ta, tb):
     """The tangent of a - b where the tangents' types differ (an array minus a list or tuple of numbers:
     `np.ones(2) - (x, y)`, whose tangent a tuple could not negate)."""
-    if (type(tb) is list or type(tb) is tuple) and type(a) is np.ndarray:
-        tb = _nested_tangent(tb, b)
-    if (type(ta) is list or type(ta) is tuple) and type(b) is np.ndarray:
-        ta = _nested_tangent(ta, a)
+    ta, tb = _array_tangents(a, b, ta, tb)
     return fd_cat(a, b, ta, 0 if _zero(tb) else -tb)
 
 
@@ -1080,6 +1074,16 @@ def _checked(a, b, ta, tb, masked: bool = False) -> tuple[bool, bool]:
     return za, zb
 
 
+def _array_tangents(a, b, ta, tb):
+    """(ta, tb) of an operator of an array and a list or tuple of numbers (numpy's operand as an array): the
+    sequence's tangent as the array numpy makes of it (`_nested_tangent`), the other's as it is."""
+    if (type(tb) is list or type(tb) is tuple) and type(a) is np.ndarray:
+        tb = _nested_tangent(tb, b)
+    if (type(ta) is list or type(ta) is tuple) and type(b) is np.ndarray:
+        ta = _nested_tangent(ta, a)
+    return ta, tb
+
+
 def _nested_tangent(t, p):
     """A (nested) list's tangent, its items' zeros the twins' int 0, as the array numpy makes of the list p
     (`np.ones((2, 2)) * [[a], [1.0]]`: `[[1.0], 0]` was no array, a ValueError, pkJ C1)."""
@@ -1098,10 +1102,7 @@ def _nested_tangent(t, p):
 def fd_mul(a, b, ta, tb):
     """The tangent of `a * b` where a tangent is an int: 0 there is no derivative (an int operand's, or a
     zero), not a number to multiply by (`[1] * n` would repeat the list 0 times)."""
-    if (type(tb) is list or type(tb) is tuple) and type(a) is np.ndarray:
-        tb = _nested_tangent(tb, b)
-    if (type(ta) is list or type(ta) is tuple) and type(b) is np.ndarray:
-        ta = _nested_tangent(ta, a)
+    ta, tb = _array_tangents(a, b, ta, tb)
     za, zb = _checked(a, b, ta, tb, True)
     if za and zb:
         return 0
@@ -1114,10 +1115,7 @@ def fd_mul(a, b, ta, tb):
 
 def fd_div(a, b, ta, tb):
     """The tangent of `a / b` where one operand is not a plain number."""
-    if (type(tb) is list or type(tb) is tuple) and type(a) is np.ndarray:
-        tb = _nested_tangent(tb, b)
-    if (type(ta) is list or type(ta) is tuple) and type(b) is np.ndarray:
-        ta = _nested_tangent(ta, a)
+    ta, tb = _array_tangents(a, b, ta, tb)
     za, zb = _checked(a, b, ta, tb)
     if za and zb:
         return 0

@@ -594,6 +594,8 @@ def texts_through(fn, args, kwargs, y) -> None:
     `copy()`) too."""
     owner = getattr(fn, "__self__", None)
     hashing = type(owner) in HASH_TYPES
+    if not hashing and type(y) not in HASH_TYPES:  # (every other C call: no text scanned)
+        return
     held = hashing and _HASHED.get(id(owner)) is owner
     if not held and not remembered_text((*args, *kwargs.values())):
         return
