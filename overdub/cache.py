@@ -41,7 +41,7 @@ from typing import Any, Callable, Hashable
 from . import collector
 from .errors import SourceUnavailable
 from . import source as _source
-from .source import FunctionSource, get_source, make_function
+from .source import FunctionSource, found_elsewhere, get_source, make_function
 from .weak import ByIdentity as _ByIdentity
 
 __all__ = ["twin_for", "twin_of", "lookup", "patched_for", "original_code", "original_of", "clear", "on_clear"]
@@ -127,6 +127,8 @@ def _insert(fn, key, build) -> tuple:
                 twin, per_call = None, (twin_code, cells)
         entry_value = (twin, True)
     except SourceUnavailable:
+        if found_elsewhere(fn):  # (made by `exec` from text a finder knows: adopted, built again once)
+            return _insert(fn, key, build)
         entry_value = (None, False)
     tab = table(key)
     ident = id(fn)

@@ -13,7 +13,9 @@ only these, so that sources, caches, the recursion limit and thread safety work 
 - Rewriting: `add_rewriter(rewrite)` registers `rewrite(source, globals) -> tree | None`, run on every
   definition found before any context sees it (the same function restated so every context treats it alike:
   `contexts.lowered.implicit` states a bisection's ends as the root it finds); `adopt(code, tree)` makes a
-  tree the definition of code a rewriter compiled itself (no file holds it).
+  tree the definition of code a rewriter compiled itself (no file holds it); `add_source_finder(find)` registers
+  `find(fn, owner) -> tree | None` for functions a library made by `exec` from text it keeps, asked (and the
+  answer adopted) wherever the core meets one without source, or by `found_elsewhere(fn, owner)`.
 - Compiling: `compile_twin(source, tree, extra_freevars, ...)` compiles a rewritten definition as a
   closure over the original's globals and cells (`make_function` binds it to a function's);
   `copy_tree(node)` is a deep copy of a tree, several times faster than `copy.deepcopy`;
@@ -35,12 +37,12 @@ only these, so that sources, caches, the recursion limit and thread safety work 
 from . import collector, depth
 from .cache import clear, on_clear, original_code
 from .patch import bound_by_descriptor, bound_self, method_function, property_getter, stored_attribute
-from .source import (AST_LOCK, FunctionSource, add_rewriter, adopt, adopted, compile_twin, copy_tree, fix_missing_locations,
-                     get_source, make_function, mangle_private, marked_opaque)
+from .source import (AST_LOCK, FunctionSource, add_rewriter, add_source_finder, adopt, adopted, compile_twin, copy_tree,
+                     fix_missing_locations, found_elsewhere, get_source, make_function, mangle_private, marked_opaque)
 from .stack import _stack as context_stack
 from .weak import ByIdentity, OwnedEntries, of_a_module
 
 __all__ = ["get_source", "FunctionSource", "mangle_private", "AST_LOCK", "compile_twin", "make_function", "copy_tree",
            "OwnedEntries", "ByIdentity", "of_a_module", "on_clear", "clear", "original_code", "depth", "collector", "context_stack",
            "marked_opaque", "property_getter", "fix_missing_locations", "stored_attribute", "bound_by_descriptor",
-           "bound_self", "method_function", "add_rewriter", "adopt", "adopted"]
+           "bound_self", "method_function", "add_rewriter", "adopt", "adopted", "add_source_finder", "found_elsewhere"]

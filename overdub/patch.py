@@ -26,7 +26,7 @@ from typing import Callable
 
 from . import cache, ops, sites
 from .errors import SourceUnavailable
-from .source import FunctionSource, compile_twin, get_source, is_opaque
+from .source import FunctionSource, compile_twin, found_elsewhere, get_source, is_opaque
 from .stack import _current, _route
 
 __all__ = ["patch", "is_recursable", "resolve", "instrumented", "profile_key", "property_getter"]
@@ -300,7 +300,7 @@ def is_recursable(fn) -> bool:
     try:
         get_source(code, target.__globals__)
     except SourceUnavailable:
-        return False
+        return found_elsewhere(target, bound_self(fn) if target is not fn else None)
     return True
 
 
@@ -314,7 +314,7 @@ def without_source(fn) -> bool:
     try:
         get_source(fn.__code__, fn.__globals__)
     except SourceUnavailable:
-        return True
+        return not found_elsewhere(fn)
     return False
 
 

@@ -286,6 +286,36 @@ def adopt(code: types.CodeType, tree, class_name: str | None = None) -> None:
 _adopted = ByIdentity()  # (kept apart from the cache: `clear()` must not forget what no file holds)
 
 
+# -- finders: the text a library made a function of by `exec` -------------------------------------------
+
+# Each takes (function, the object a method of it is bound to or None) and returns its definition as a tree, or
+# None: a library that compiles functions from text it keeps (networkx's argmap wrappers keep it on the
+# function). Asked where no file holds a function's source (`found_elsewhere`); what one returns is adopted.
+_finders: list = []
+
+
+def add_source_finder(find) -> None:
+    """Register `find(fn, owner) -> tree | None`, asked for a function made by `exec` whose source no file holds."""
+    if find not in _finders:
+        _finders.append(find)
+
+
+def found_elsewhere(fn, owner=None) -> bool:
+    """A finder gave the definition of fn (a function, or a method bound to owner), now adopted: every context
+    transforms it as code from a file. False where none did, or one was adopted before (the file's answer
+    stands: no source)."""
+    if type(fn) is types.MethodType:
+        fn, owner = fn.__func__, fn.__self__
+    if not _finders or type(fn) is not types.FunctionType or adopted(fn.__code__):
+        return False
+    for find in _finders:
+        tree = find(fn, owner)
+        if tree is not None:
+            adopt(fn.__code__, tree)
+            return True
+    return False
+
+
 def adopted(code: types.CodeType) -> bool:
     """A definition was adopted for code (`adopt`)."""
     return _adopted.get(code) is not None

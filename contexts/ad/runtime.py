@@ -37,10 +37,8 @@ import numpy as np
 
 import overdub
 from overdub.errors import MarkedOpaque, OverdubError, SourceUnavailable, mark_lost
-from overdub.passes import adopt, adopted
-
-from overdub.passes import (OwnedEntries, bound_by_descriptor, collector, compile_twin, get_source, mangle_private,
-                            marked_opaque, of_a_module, on_clear, original_code, stored_attribute)
+from overdub.passes import (OwnedEntries, bound_by_descriptor, collector, compile_twin, found_elsewhere, get_source,
+                            mangle_private, marked_opaque, of_a_module, on_clear, original_code, stored_attribute)
 
 from ..rules.generic import integral
 from ..rules.watch import JUMP_WATCH, watch_call
@@ -2438,7 +2436,7 @@ def _construct_back(pb, dy, dself, S):
 class _TwinInfo:
     __slots__ = ("fwd_code", "rev_code", "rev_closure", "rev", "argcount", "varargs", "varkw", "names", "cells",
                  "generated", "helper_closure", "closure_plan", "entry", "numbers", "general", "active",
-                 "fwd_last", "rev_last", "tier", "storing")
+                 "fwd_last", "rev_last", "tier", "storing", "nkwonly")
 
 
 # (id(code), call shape...) -> _TwinInfo, an entry removed when its code object dies. An info holds code
@@ -2565,7 +2563,7 @@ def _build(fn, active, keep_generated=False, observed=False, numbers=True, compa
                            if not code.co_freevars else None) or None
     info.closure_plan = _closure_plan(code.co_freevars, fwd_code.co_freevars, table)
     info.argcount = code.co_argcount
-    nkw = code.co_kwonlyargcount
+    info.nkwonly = nkw = code.co_kwonlyargcount
     info.names = gen.params
     info.varargs = code.co_argcount + nkw if code.co_flags & 4 else -1
     info.varkw = code.co_argcount + nkw + bool(code.co_flags & 4) if code.co_flags & 8 else -1
@@ -3047,11 +3045,9 @@ def _twin_call_slow(mask, fn, pre, args, kw, observed=False):
             owner = generated_init_owner(fn, pre[0]) if pre else None
             if owner is not None:  # (`super().__init__(x=x)` reaching a dataclass's generated one)
                 return _twin_call(mask, dataclass_init_as, (owner, *pre), args, kw, observed)
-            if type(fn) is types.FunctionType and (tree := registry.generated_source(fn, pre[0] if pre else None)) \
-                    is not None and not adopted(fn.__code__):
+            if found_elsewhere(fn, pre[0] if pre else None):
                 # the text a library made it from by `exec` (scipy.stats' `_parse_args_rvs`, calling
                 # `self._argcheck_rvs`: no mere rearranging of its inputs, refused), made its definition
-                adopt(fn.__code__, tree)
                 return _twin_call_slow(mask, fn, pre, args, kw, observed)
             return _opaque_call(fn, pre + tuple(args), kw, e, len(pre))
     if info.numbers is not None and not _numbers_bound(info.numbers, pre, args, kw, fn):
@@ -3303,11 +3299,12 @@ def _frozen_number(v, depth: int = 3) -> bool:
     return t is tuple and depth > 0 and all(_frozen_number(e, depth - 1) for e in v)
 
 
-def _default_cots(fn, dparams, npassed, kw, dcells):
+def _default_cots(info, fn, dparams, npassed, kw, dcells):
     """dcells with the cotangents of the defaults a call used (`__defaults__`, `__kwdefaults__`); dcells
-    itself when the defaults got none (the common case: nothing built)."""
-    code = fn.__code__
-    n, names = code.co_argcount, code.co_varnames
+    itself when the defaults got none (the common case: nothing built). The parameters are those of the code
+    the twin was made of (info's), not fn's now: a function may replace its own code while it runs (networkx's
+    argmap wrappers compile themselves on their first call: an IndexError in the reverse pass)."""
+    n, names = info.argcount, info.names
     defaults, kwdefaults = fn.__defaults__, fn.__kwdefaults__
     dd = dk = None
     if defaults:
@@ -3318,7 +3315,7 @@ def _default_cots(fn, dparams, npassed, kw, dcells):
                 dd = tuple(None if j < npassed or names[j] in kw else dparams[j] for j in range(first, n))
                 break
     if kwdefaults:
-        kwonly = names[n:n + code.co_kwonlyargcount]
+        kwonly = names[n:n + info.nkwonly]
         for j, name in enumerate(kwonly, n):
             if dparams[j] is not None and name not in kw and name in kwdefaults:
                 dk = {name: dparams[j] for j, name in enumerate(kwonly, n) if name not in kw and name in kwdefaults}
@@ -3438,7 +3435,7 @@ def _twin_back_rest(pb, info, dparams, dcells, dself, in_args, S):
                 dvk = _varkw_cotangent(dparams[info.varkw], getattr(tape, "kw", None), S) if info.varkw >= 0 else None
             dkw[k] = dvk.get(k) if dvk is not None else None
     if (fn.__defaults__ is not None or fn.__kwdefaults__ is not None):
-        dcells = _default_cots(fn, dparams, end, kw or _NOKW, dcells)
+        dcells = _default_cots(info, fn, dparams, end, kw or _NOKW, dcells)
     if npre:
         if dcells and fn.__qualname__.rpartition(".")[0].endswith("<locals>") and _any_given(dcells):
             # a closure bound to an object by hand (`types.MethodType(lambda self, t: t * x, obj)`): the

@@ -27,7 +27,7 @@ import types
 import numpy as np
 
 from overdub.errors import SourceUnavailable
-from overdub.passes import OwnedEntries, collector, compile_twin, get_source, on_clear
+from overdub.passes import OwnedEntries, collector, compile_twin, found_elsewhere, get_source, on_clear
 
 from ..lowered.activity import (active_names, ask_primals, cells_callees_may_change, cells_rebound_by_callees, asked as _asked, fresh_calls, local_names, name_stores, resolved_calls,
                                 stored_base, view_groups, view_of, viewed)
@@ -710,7 +710,12 @@ def _lowered(fn):
         # the library's own functions: its derivative calls nest by tags on duals, its rules are primitives
         raise NotTransformable(f"{code.co_qualname} belongs to contexts")
     try:
-        src = get_source(code, fn.__globals__)
+        try:
+            src = get_source(code, fn.__globals__)
+        except SourceUnavailable:
+            if not found_elsewhere(fn):  # (the text a library made fn of by `exec`: its definition)
+                raise
+            src = get_source(code, fn.__globals__)
         original = src.as_function_def()
         fdef = lower(original, iterators=True)  # (a generator expression drawn twice: its items once, as in Python)
     except (SourceUnavailable, Unsupported) as e:

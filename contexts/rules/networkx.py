@@ -8,6 +8,8 @@ networkx is first imported (`leaves.DOMAINS`).
 
 from __future__ import annotations
 
+from networkx.utils import decorators as _decorators
+
 from .registry import registry
 
 __all__: list[str] = []
@@ -24,3 +26,8 @@ def argmap_source(fn, owner):
 
 
 registry.source_finders.append(argmap_source)
+
+# A wrapper's first call compiles it (`argmap._lazy_compile(__wrapper)(*args, **kwargs)`): assembling the text and
+# replacing the wrapper's code, no arithmetic on the arguments, run as it is. Transformed, its closures writing
+# cells were refused (reverse mode), and a first call of `nx.pagerank` failed where a second was right.
+registry.nondifferentiable(_decorators.argmap._lazy_compile)

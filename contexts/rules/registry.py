@@ -43,6 +43,7 @@ import numpy as np
 
 from overdub.errors import OverdubError
 from overdub.ops import HEAPTYPE
+from overdub.passes import add_source_finder as _add_source_finder
 
 from .leaves import ArrayLeaf, Scalar, value_class
 from .sparsity_specs import Custom, SparsitySpec
@@ -535,6 +536,8 @@ def _nondiff_frule(fn):
 
 
 registry = Registry()
+# (the core asks the finders wherever it meets a function without source, for every context alike)
+_add_source_finder(registry.generated_source)
 
 
 # values every rule takes as they are: numbers (ufloats and the number types of `contexts.rules.leaves`
