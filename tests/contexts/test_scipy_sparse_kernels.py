@@ -520,3 +520,163 @@ def test_binary_operators_of_sparse_matrices(expr, fmt, mode):
     w = np.array([0.7, 1.3])
     got = gradient(f, w.copy())[0] if mode == "reverse" else jacfwd(f, w.copy())
     np.testing.assert_allclose(got, fd.gradient(f, w)[0], rtol=1e-6, atol=1e-8)
+
+
+# -- extracting (slices, rows and columns picked, samples, diagonals, stacks) and sums (session 69) ---------------
+
+
+def _random_csr(rng, m, n, nnz, duplicates):
+    """(indptr, indices, data) of a CSR matrix: duplicates and unsorted columns kept unless told otherwise."""
+    A = sparse.coo_matrix((rng.normal(size=nnz), (rng.integers(0, m, nnz), rng.integers(0, n, nnz))),
+                          shape=(m, n)).tocsr()
+    if not duplicates:
+        A.sum_duplicates()
+    return A.indptr.astype(np.int32), A.indices.astype(np.int32), A.data.copy()
+
+
+def _outputs(*sizes_and_dtypes):
+    return [np.zeros(size, dtype) for size, dtype in sizes_and_dtypes]
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_extraction_kernels_match_scipy(seed):
+    """Bit for bit against scipy's kernels, on matrices with duplicates and unsorted columns (and canonical ones:
+    `csr_sample_values` searches those), negative samples and slices with negative steps."""
+    rng = np.random.default_rng(seed)
+    m, n = (int(v) for v in rng.integers(1, 8, 2))
+    Ap, Aj, Ax = _random_csr(rng, m, n, int(rng.integers(0, 25)), bool(seed % 2))
+    ir0 = int(rng.integers(0, m))
+    ir1, ic0 = int(rng.integers(ir0, m + 1)), int(rng.integers(0, n))
+    ic1 = int(rng.integers(ic0, n + 1))
+    theirs = _sparsetools.get_csr_submatrix(m, n, Ap, Aj, Ax, ir0, ir1, ic0, ic1)
+    mine = ours.get_csr_submatrix(m, n, Ap, Aj, Ax, ir0, ir1, ic0, ic1)
+    for t, o in zip(theirs, mine):
+        np.testing.assert_array_equal(o, t)
+        assert o.dtype == t.dtype
+    rows = rng.integers(0, m, int(rng.integers(0, 6))).astype(np.int32)
+    total = int((Ap[rows + 1] - Ap[rows]).sum())
+    a, b = _outputs((total, np.int32), (total, float)), _outputs((total, np.int32), (total, float))
+    _sparsetools.csr_row_index(len(rows), rows, Ap, Aj, Ax, *a)
+    ours.csr_row_index(len(rows), rows, Ap, Aj, Ax, *b)
+    for t, o in zip(a, b):
+        np.testing.assert_array_equal(o, t)
+    start, stop, step = slice(int(rng.integers(-m, m)), int(rng.integers(-m, m)),
+                              int(rng.choice([-2, -1, 1, 2, 3]))).indices(m)
+    picked = np.arange(start, stop, step)
+    total = int((Ap[picked + 1] - Ap[picked]).sum())
+    a, b = _outputs((total, np.int32), (total, float)), _outputs((total, np.int32), (total, float))
+    _sparsetools.csr_row_slice(start, stop, step, Ap, Aj, Ax, *a)
+    ours.csr_row_slice(start, stop, step, Ap, Aj, Ax, *b)
+    for t, o in zip(a, b):
+        np.testing.assert_array_equal(o, t)
+    columns = rng.integers(0, n, int(rng.integers(1, 6))).astype(np.int32)
+    offsets, Bp = np.zeros(n, np.int32), np.empty(m + 1, np.int32)
+    _sparsetools.csr_column_index1(len(columns), columns, m, n, Ap, Aj, offsets, Bp)
+    order = np.argsort(columns).astype(np.int32)
+    total = int(Bp[-1])
+    a, b = _outputs((total, np.int32), (total, float)), _outputs((total, np.int32), (total, float))
+    _sparsetools.csr_column_index2(order, offsets, len(Aj), Aj, Ax, *a)
+    ours.csr_column_index2(order, offsets, len(Aj), Aj, Ax, *b)
+    for t, o in zip(a, b):
+        np.testing.assert_array_equal(o, t)
+    count = int(rng.integers(0, 30))
+    Bi, Bj = rng.integers(-m, m, count).astype(np.int32), rng.integers(-n, n, count).astype(np.int32)
+    a, b = np.zeros(count), np.zeros(count)
+    _sparsetools.csr_sample_values(m, n, Ap, Aj, Ax, count, Bi, Bj, a)
+    ours.csr_sample_values(m, n, Ap, Aj, Ax, count, Bi, Bj, b)
+    np.testing.assert_array_equal(b, a)
+    for k in range(-m + 1, n):
+        size = min(m + min(k, 0), n - max(k, 0))
+        a, b = np.empty(size), np.empty(size)
+        _sparsetools.csr_diagonal(k, m, n, Ap, Aj, Ax, a)
+        ours.csr_diagonal(k, m, n, Ap, Aj, Ax, b)
+        np.testing.assert_array_equal(b, a)
+    widths = rng.integers(1, 5, int(rng.integers(1, 4)))
+    blocks = [_random_csr(rng, m, int(w), int(rng.integers(0, 10)), bool(seed % 2)) for w in widths]
+    cat = [np.concatenate([blk[i] for blk in blocks]) for i in range(3)]
+    total = len(cat[2])
+    a = _outputs((m + 1, np.int32), (total, np.int32), (total, float))
+    b = _outputs((m + 1, np.int32), (total, np.int32), (total, float))
+    _sparsetools.csr_hstack(len(blocks), m, widths.astype(np.int32), *cat, *a)
+    ours.csr_hstack(len(blocks), m, widths.astype(np.int32), *cat, *b)
+    for t, o in zip(a, b):
+        np.testing.assert_array_equal(o, t)
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("fmt", ["csr_matrix", "csc_matrix", "coo_matrix", "csr_array", "csc_array", "coo_array"])
+def test_sums_match_scipy(fmt, seed):
+    """The stand-in of `sum` gives scipy's own result: the same class (np.matrix for a spmatrix along an axis),
+    shape, dtype and values (duplicates included, an empty matrix too)."""
+    rng = np.random.default_rng(seed)
+    m, n = (int(v) for v in rng.integers(1, 6, 2))
+    nnz = int(rng.integers(0, 12)) if seed else 0
+    data = rng.normal(size=nnz) if seed % 3 else rng.integers(-3, 4, nnz)
+    A = getattr(sparse, fmt)((data, (rng.integers(0, m, nnz), rng.integers(0, n, nnz))), shape=(m, n))
+    own = {type(A).sum.__qualname__: f for f in ours._SUMS for _ in [0] if f.__qualname__ == type(A).sum.__qualname__}
+    assert len(own) == 1, "the stand-in is registered for scipy's sum"
+    stand_in = ours._sparse_sum(next(iter(own.values())))
+    for axis in (None, 0, 1, -1, -2, (0,), (1,), (0, 1)):
+        for dtype in (None, np.float32):
+            want, got = A.sum(axis=axis, dtype=dtype), stand_in(A, axis=axis, dtype=dtype)
+            assert type(got) is type(want) and np.shape(got) == np.shape(want), (axis, dtype)
+            assert np.asarray(got).dtype == np.asarray(want).dtype, (axis, dtype)
+            np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-15, atol=0)
+
+
+_PICK_ROWS, _PICK_COLS = np.array([0, 0, 1, 2, 2, 3, 2]), np.array([0, 2, 1, 0, 3, 3, 3])  # (a duplicate at (2, 3))
+
+
+def _stored(w, kind="csr_matrix"):
+    return getattr(sparse, kind)((w[:7], (_PICK_ROWS, _PICK_COLS)), shape=(4, 4))
+
+
+_PICKS = {
+    "A[1:3]": lambda w: np.sum(_stored(w)[1:3].toarray() ** 2),
+    "A[::-2]": lambda w: np.sum(_stored(w)[::-2].toarray() ** 2),
+    "A[[0, 2, 2]]": lambda w: np.sum(_stored(w, "csr_array")[[0, 2, 2]].toarray() ** 2),
+    "A[:, [3, 0, 0]]": lambda w: np.sum(_stored(w)[:, [3, 0, 0]].toarray() ** 2),
+    "A[1:4, 0:3]": lambda w: np.sum(_stored(w)[1:4, 0:3].toarray() ** 3),
+    "A[2, 3] * A[0, 2]": lambda w: _stored(w)[2, 3] * _stored(w)[0, 2],
+    "A[[0, 2], [2, 3]]": lambda w: np.sum(np.asarray(_stored(w, "csr_array")[[0, 2], [2, 3]]) ** 2),
+    "A.getrow(2)": lambda w: np.sum(_stored(w).getrow(2).toarray() ** 2),
+    "csc A[:, 1:3]": lambda w: np.sum(_stored(w, "csc_matrix")[:, 1:3].toarray() ** 3),
+    "A.diagonal(k)": lambda w: np.sum(_stored(w).diagonal(1) ** 2) + np.sum(_stored(w).diagonal(-2)),
+    "hstack, vstack": lambda w: np.sum(sparse.vstack([sparse.hstack([_stored(w), 2 * _stored(w)], format="csr"),
+                                                      sparse.hstack([_stored(w, "csr_array"), _stored(w)])],
+                                                     format="csr").toarray() ** 2),
+    "A.sum()": lambda w: _stored(w).power(2).sum() + _stored(w, "csc_matrix").mean(),
+    "array A.sum(axis)": lambda w: np.asarray(_stored(w, "csr_array").sum(axis=0)) @ np.arange(1.0, 5.0),
+}
+
+
+@pytest.mark.parametrize("mode", ["reverse", "forward"])
+@pytest.mark.parametrize("expr", _PICKS)
+@pytest.mark.one_mode
+def test_picking_entries_and_summing(expr, mode):
+    """Right in both modes against central differences (refused before: no rule for get_csr_submatrix,
+    csr_row_index, csr_diagonal; forward mode's view of the values as a np.matrix in `sum`)."""
+    def f(w):
+        return float(_PICKS[expr](w))
+    w = np.linspace(0.5, 2.0, 8)
+    want = fd.gradient(f, w)[0]
+    assert np.abs(want).max() > 0.1
+    got = gradient(f, w.copy())[0] if mode == "reverse" else jacfwd(f, w.copy())
+    np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-8)
+
+
+@pytest.mark.parametrize("axis", [0, 1])
+@pytest.mark.parametrize("fmt", ["csr_matrix", "csc_matrix"])
+def test_a_spmatrix_summed_along_an_axis(fmt, axis):
+    """Reverse mode: right (the matrix made only of the sums). Forward mode: refused, never wrong (a dual cannot
+    be a np.matrix, whose `*` is a product of matrices)."""
+    def f(w):
+        return float(np.asarray(_stored(w, fmt).sum(axis=axis)).ravel() @ np.arange(1.0, 5.0))
+    w = np.linspace(0.5, 2.0, 8)
+    want = fd.gradient(f, w)[0]
+    np.testing.assert_allclose(gradient(f, w.copy())[0], want, rtol=1e-6, atol=1e-8)
+    try:
+        got = jacfwd(f, w.copy())
+    except OverdubError:
+        return
+    np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-8)

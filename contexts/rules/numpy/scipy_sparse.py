@@ -28,7 +28,9 @@ __all__ = ["csr_matvec", "csc_matvec", "coo_matvec", "csr_matvecs", "csc_matvecs
            "coo_matmat_dense", "bsr_matvec", "bsr_matvecs", "bsr_transpose", "coo_todense", "coo_todense_nd",
            "csr_todense", "coo_tocsr", "csr_tocsc", "csr_sort_indices", "csr_sum_duplicates", "csr_matmat",
            "dia_tocsr", "lil_flatten_to_array", "csr_plus_csr", "csr_minus_csr", "csr_elmul_csr", "csr_maximum_csr",
-           "csr_minimum_csr", "csc_plus_csc", "csc_minus_csc", "csc_elmul_csc", "csc_maximum_csc", "csc_minimum_csc"]
+           "csr_minimum_csr", "csc_plus_csc", "csc_minus_csc", "csc_elmul_csc", "csc_maximum_csc", "csc_minimum_csc",
+           "get_csr_submatrix", "csr_row_index", "csr_row_slice", "csr_column_index2", "csr_sample_values",
+           "csr_diagonal", "csr_hstack"]
 _KERNELS = tuple(__all__)
 
 
@@ -262,6 +264,106 @@ def csr_matmat(n_row, n_col, Ap, Aj, Ax, Bp, Bj, Bx, Cp, Cj, Cx, /):
         Cx[:int(keep.sum())] = _nonzero_values(Cx[:n].copy())
         Cj[:int(keep.sum())] = Cj[:n][keep]
         Cp[:n_row + 1] = _pointer(np.bincount(row_of[order][keep], minlength=n_row))
+
+
+# -- extracting: slices, rows and columns picked, samples and diagonals -------------------------------------------
+# (each a gather of the stored values by positions found from the index arrays alone; a sum where the kernel adds
+# duplicates, from 0 in the kernel's order by `np.add.at`)
+
+
+def _ranges(starts, counts):
+    """The positions start, start + 1, ... of each run, one run after another (counts entries each)."""
+    counts = np.asarray(counts, dtype=np.intp)
+    total = int(counts.sum())
+    return np.arange(total) - np.repeat(np.cumsum(counts) - counts, counts) + np.repeat(starts, counts)
+
+
+def get_csr_submatrix(n_row, n_col, Ap, Aj, Ax, ir0, ir1, ic0, ic1, /):
+    """(Bp, Bj, Bx) of A[ir0:ir1, ic0:ic1] for A in CSR form: each row's entries in A's order, duplicates kept."""
+    start, end = int(Ap[ir0]), int(Ap[ir1])
+    rows = _rows_of(Ap[ir0:ir1 + 1] - start, ir1 - ir0)
+    cols = np.asarray(Aj[start:end])
+    keep = (cols >= ic0) & (cols < ic1)
+    Bp = _pointer(np.bincount(rows[keep], minlength=ir1 - ir0)).astype(Ap.dtype)
+    return Bp, (cols[keep] - ic0).astype(Aj.dtype), Ax[start:end][keep]
+
+
+def csr_row_index(n_row_idx, rows, Ap, Aj, Ax, Bj, Bx, /):
+    """The entries of A's rows `rows[:n_row_idx]`, one row after another, into Bj, Bx."""
+    picked = np.asarray(rows[:n_row_idx], dtype=np.intp)
+    at = _ranges(Ap[picked], Ap[picked + 1] - Ap[picked])
+    Bj[:len(at)] = Aj[at]
+    Bx[:len(at)] = Ax[at]
+
+
+def csr_row_slice(start, stop, step, Ap, Aj, Ax, Bj, Bx, /):
+    """The entries of A's rows `range(start, stop, step)`, into Bj, Bx."""
+    picked = np.arange(start, stop, step, dtype=np.intp)
+    at = _ranges(Ap[picked], Ap[picked + 1] - Ap[picked])
+    Bj[:len(at)] = Aj[at]
+    Bx[:len(at)] = Ax[at]
+
+
+def csr_column_index2(col_order, col_offsets, nnz, Aj, Ax, Bj, Bx, /):
+    """The second pass of picking columns: each entry of A repeated once per time its column is picked, in A's
+    order, into Bj (the picked columns' new positions, `col_order`) and Bx."""
+    cols = np.asarray(Aj[:nnz], dtype=np.intp)
+    ends = np.asarray(col_offsets, dtype=np.intp)
+    begins = np.concatenate(([0], ends[:-1]))
+    counts = ends[cols] - begins[cols]
+    which = np.repeat(np.arange(nnz), counts)
+    at = _ranges(begins[cols], counts)
+    Bj[:len(at)] = col_order[at]
+    Bx[:len(at)] = Ax[which]
+
+
+def _summed_at(n, targets, values, dtype):
+    """out[t] = 0 + the values with target t, in order (the kernels' `x = 0; x += Ax[jj]`)."""
+    out = np.zeros_like(values, shape=n, dtype=dtype)  # (like the values: forward mode's duals are added into it)
+    np.add.at(out, targets, values)
+    return out
+
+
+def csr_sample_values(n_row, n_col, Ap, Aj, Ax, n_samples, Bi, Bj, Bx, /):
+    """Bx[k] = A[Bi[k], Bj[k]] (negative indices from the end), the sum of the entries stored there, 0 where none."""
+    nnz = int(Ap[n_row])
+    rows = _rows_of(Ap, n_row).astype(np.int64)
+    keys = rows * n_col + np.asarray(Aj[:nnz], dtype=np.int64)
+    bi, bj = (np.asarray(v[:n_samples], dtype=np.int64) for v in (Bi, Bj))
+    wanted = np.where(bi < 0, bi + n_row, bi) * n_col + np.where(bj < 0, bj + n_col, bj)
+    found, inverse = np.unique(wanted, return_inverse=True)
+    if not len(found):
+        return
+    slot = np.searchsorted(found, keys)
+    hit = (slot < len(found)) & (found[np.minimum(slot, len(found) - 1)] == keys)
+    sums = _summed_at(len(found), slot[hit], Ax[:nnz][hit], Bx.dtype)
+    Bx[:n_samples] = sums[np.reshape(inverse, -1)]
+
+
+def csr_diagonal(k, n_row, n_col, Ap, Aj, Ax, Yx, /):
+    """Yx = the k-th diagonal of A in CSR form (the entries stored there summed, 0 where none)."""
+    first_row, first_col = (0, k) if k >= 0 else (-k, 0)
+    n = min(n_row - first_row, n_col - first_col)
+    nnz = int(Ap[n_row])
+    rows = _rows_of(Ap, n_row)
+    on = (np.asarray(Aj[:nnz]) - rows == first_col - first_row) & (rows >= first_row) & (rows < first_row + n)
+    Yx[:n] = _summed_at(n, rows[on] - first_row, Ax[:nnz][on], Yx.dtype)
+
+
+def csr_hstack(n_blocks, n_row, n_col_cat, Ap_cat, Aj_cat, Ax_cat, Bp, Bj, Bx, /):
+    """B = [A_1 A_2 ...] for blocks in CSR form of n_row rows each, their index arrays concatenated: each row's
+    entries block by block, a block's columns shifted by the widths of the blocks before it."""
+    pointers = np.reshape(np.asarray(Ap_cat[:n_blocks * (n_row + 1)], dtype=np.intp), (n_blocks, n_row + 1))
+    sizes = pointers[:, n_row]
+    first = np.concatenate(([0], np.cumsum(sizes)[:-1]))  # (each block's first entry in the concatenation)
+    shift = np.concatenate(([0], np.cumsum(np.asarray(n_col_cat[:n_blocks], dtype=np.intp))[:-1]))
+    starts = (pointers[:, :n_row] + first[:, None]).T.reshape(-1)  # (row by row, block by block)
+    counts = np.diff(pointers, axis=1).T.reshape(-1)
+    at = _ranges(starts, counts)
+    block = np.repeat(np.tile(np.arange(n_blocks), n_row), counts)
+    Bp[:n_row + 1] = _pointer(counts.reshape(n_row, n_blocks).sum(axis=1))
+    Bj[:len(at)] = Aj_cat[at] + shift[block]
+    Bx[:len(at)] = Ax_cat[at]
 
 
 def _canonical(n_row, Ap, Aj) -> bool:
@@ -536,6 +638,57 @@ for _name in _KERNELS:
     _kernel = getattr(_csparsetools if _name.startswith("lil_") else _sparsetools, _name, None)
     if _kernel is not None:  # (scipy's kernels by name: what this scipy has is registered)
         registry.set(_kernel, stand_in=globals()[_name])
+
+
+# -- sums of a matrix or array: its stored values added up, without np.matrix on the way -----------------------------
+# scipy's `sum` wraps the values as a np.matrix first (`self._ascontainer(_todata(self))`), and sums along an axis
+# into a matrix by products with a matrix of ones: forward mode cannot view a dual as a matrix (refused), and
+# reverse mode refused the store into the matrix `out`. The stand-in adds the stored values (duplicates too) in
+# scipy's order into plain arrays, a matrix made only of the result (`A.sum(axis=0)` of a spmatrix is one);
+# `out=`, n-d arrays and other axes run scipy's own code.
+
+
+def _sum_axes(axis):
+    """axis as a tuple of axes of a 2-d array ((0,), (1,)), None for all of them, or False where it is none."""
+    if axis is None:
+        return None
+    axes = axis if type(axis) is tuple else (axis,)
+    if not all(type(a) is int or isinstance(a, np.integer) for a in axes) or not all(-2 <= a < 2 for a in axes):
+        return False
+    axes = tuple(sorted({int(a) % 2 for a in axes}))
+    return None if axes == (0, 1) else axes
+
+
+def _sparse_sum(own):
+    def sparse_sum(self, axis=None, dtype=None, out=None):
+        axes = _sum_axes(axis)
+        if out is not None or self.ndim != 2 or axes is False or not hasattr(self, "tocoo"):
+            return own(self, axis=axis, dtype=dtype, out=out)
+        if axes is None:  # (a number: the matrix scipy made of the values summed to the same)
+            if self.nnz == 0:
+                return np.sum(np.zeros(1, dtype=_sputils.get_sum_dtype(self.dtype)), dtype=dtype)
+            return np.sum(_sputils._todata(self), dtype=dtype)
+        coo = self.tocoo()
+        at, n = (coo.col, self.shape[1]) if axes == (0,) else (coo.row, self.shape[0])
+        sums = _summed_at(n, np.asarray(at, dtype=np.intp), coo.data, _sputils.get_sum_dtype(self.dtype))
+        if dtype is not None:  # (summed as scipy sums, then cast into the type asked for)
+            sums = sums.astype(dtype)
+        if isinstance(self, _sparse.sparray):
+            return sums
+        return self._ascontainer(np.reshape(sums, (1, n) if axes == (0,) else (n, 1)))
+    return sparse_sum
+
+
+_SUMS = []
+if all(callable(getattr(_sputils, f, None)) for f in ("get_sum_dtype", "_todata")):
+    for _owner in (_sparse._base._spbase, getattr(getattr(_sparse, "_compressed", None), "_cs_matrix", None)):
+        _own = getattr(_owner, "sum", None) if _owner is not None else None
+        if type(_own) is types.FunctionType and "sum" in _owner.__dict__:
+            _copy = types.FunctionType(_own.__code__, _own.__globals__, _own.__name__, _own.__defaults__,
+                                       _own.__closure__)
+            _copy.__qualname__ = _own.__qualname__
+            _SUMS.append(_copy)
+            registry.set(_own, stand_in=_sparse_sum(_copy))
 
 
 # -- scipy.sparse.linalg.spsolve(A, b): x = A^-1 b ---------------------------------------------------------------------
