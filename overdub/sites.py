@@ -428,6 +428,34 @@ class _Rewriter(ast.NodeTransformer):
     # -- simple statements with targets --------------------------------------------------------------
     def visit_Assign(self, node):
         node.value = self.visit(node.value)
+        if len(node.targets) == 1 and isinstance(node.targets[0], (ast.Tuple, ast.List)) and self.temps_ok[-1]:
+            # `obj.a, d[k] = u, v`: each attribute or item an element stores into is bound to a temporary by the
+            # unpacking, then stored through the context, in Python's order (run as they were, forward mode's
+            # store of an attribute on a float subclass's dual failed: an AttributeError)
+            later: list = []
+            node.targets = [self._stores_in(node.targets[0], later)]
+            if later:
+                out = self._assign(node)
+                return (out if isinstance(out, list) else [out]) + [
+                    _loc(ast.Expr(value=self._store(target, _name(tmp.id, target))), target) for tmp, target in later]
+        return self._assign(node)
+
+    def _stores_in(self, target, later: list):
+        """target with each element whose store the context intercepts replaced by a temporary, depth first (the
+        pairs of temporary and element appended to later)."""
+        if isinstance(target, (ast.Tuple, ast.List)):
+            target.elts = [self._stores_in(e, later) for e in target.elts]
+            return target
+        if isinstance(target, ast.Starred):
+            target.value = self._stores_in(target.value, later)
+            return target
+        if self._intercepts_store(target):
+            tmp = self.temp(target)
+            later.append((tmp, target))
+            return self.temp_store(tmp)
+        return target
+
+    def _assign(self, node):
         targets = node.targets
         if len(targets) == 1 and isinstance(targets[0], (ast.Tuple, ast.List)) and "unpack" in self.profile:
             return self._unpack(node)

@@ -1112,6 +1112,13 @@ def _class_attribute(cls, attr):
 
 # objects whose attributes `getattr_adj` treats apart from an instance's fields
 _NOT_PLAIN = (types.ModuleType, type, np.ndarray, np.generic, complex, float, int, list, tuple, dict)
+
+
+def _number_object(obj) -> bool:
+    """obj is a number of a Python class of its own (a float, complex or int subclass's instance): its fields are
+    an object's."""
+    cls = type(obj)
+    return bool(cls.__flags__ & HEAPTYPE) and isinstance(obj, (float, complex, int)) and not isinstance(obj, bool)
 _C_LEVEL = frozenset({np.ndarray, _Dual, float, complex, int, bool, np.float64, np.float32, np.complex128,
                       np.int64, np.bool_})
 _CACHED = object()  # a pullback's mark: a cached_property's first read, which also stored the value
@@ -1167,10 +1174,12 @@ def getattr_adj(S, dobj, g, obj, attr, result, pb=False):
         own = own_dict(obj)
         if (type(own) is dict and attr in own and getattr(type(obj), attr, _MISSING) is _MISSING
                 and type(result) is not types.MethodType and type(result) is not types.BuiltinMethodType
-                and not isinstance(obj, _NOT_PLAIN) and not isinstance(obj, ArrayLeaf)):
+                and (not isinstance(obj, _NOT_PLAIN) or _number_object(obj)) and not isinstance(obj, ArrayLeaf)):
             # no class attribute of that name (no property, descriptor or __getattr__ at work), no bound
-            # method of obj, not a number, array, container, module or class: the field's box entry, where
-            # the general path below ends for it
+            # method of obj, not an array, container, module or class: the field's box entry, where the
+            # general path below ends for it. A number of a class of its own with fields (`class Pressure(float)`
+            # storing `self.data`) too: its box holds the number's cotangent beside its fields' (NUMBER_VALUE);
+            # taken for a number's `.real`, the field's cotangent was dropped (0 for 6, session 69)
             box = S.box(obj, dobj)
             box[attr] = acc(box.get(attr), g)
             return box

@@ -2288,6 +2288,14 @@ def _construct(cls, args, kw, meta=True, mask=EVERY_ARGUMENT):
     if issubclass(cls, float) and cls.__new__ is _FLOAT_NEW and cls.__init__ is object.__init__ and not kw \
             and type(cls).__call__ is type.__call__:
         return call(EVERY_ARGUMENT, float_subclass_call, *args, cls=cls)  # `class Deg(float)`, no own __new__
+    if issubclass(cls, float) and cls.__new__ is _FLOAT_NEW and type(init) is types.FunctionType \
+            and type(cls).__call__ is type.__call__ and _has_source(init):
+        # `class Pressure(float)` with an `__init__` of its own (thermochem's units: `self.data = float(data)`):
+        # made by float.__new__ as above, then filled by its `__init__`'s twin, as `type.__call__` does; the
+        # object's cotangent flows back through `__init__` (the attributes it stored) into the number made
+        obj, pb_new = call(EVERY_ARGUMENT, float_subclass_call, *args, cls=cls)  # (float's ignores keywords
+        _, pb_init = _twin_call(mask, init, (obj,), args, kw)                     # given a subclass: `__init__`'s)
+        return obj, (None if pb_new is None and pb_init is None else (_new_back, pb_new, pb_init))
     new = cls.__new__
     if type(new) is types.FunctionType and type(cls).__call__ is type.__call__ and _has_source(new):
         return _construct_by_new(cls, new, args, kw, mask)
