@@ -1257,6 +1257,8 @@ def getattr_adj(S, dobj, g, obj, attr, result, pb=False):
     if isinstance(prop, property) and type(prop.fget) is types.FunctionType:
         return _rerun_back(S, prop.fget, obj, (), g, dobj)[0]
     if isinstance(obj, tuple) and hasattr(type(obj), "_fields"):
+        if attr not in type(obj)._fields:  # (a subclass's own attribute beside the fields: a ValueError before)
+            _check_container_field(obj, attr)
         box = S.box(obj, dobj)
         i = type(obj)._fields.index(attr)
         box[i] = acc(box[i], g)
@@ -1327,7 +1329,7 @@ def _check_container_field(obj, attr):
     (dok_matrix's `_dict`, in the reverse pass of its `__init__`)."""
     if isinstance(obj, (list, tuple)) or (isinstance(obj, dict) and dict.__contains__(obj, attr)
                                           and own_dict(obj) is not obj):  # (a Bunch: its attributes are its items)
-        kind = "dict" if isinstance(obj, dict) else "list"
+        kind = "dict" if isinstance(obj, dict) else "tuple" if isinstance(obj, tuple) else "list"
         raise runtime.UnsupportedFunction(
             f"reverse mode does not differentiate through the attribute .{attr} of a {type(obj).__name__} "
             f"(a {kind} subclass whose items carry derivatives too)",
