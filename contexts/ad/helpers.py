@@ -1114,6 +1114,22 @@ def _class_attribute(cls, attr):
 _NOT_PLAIN = (types.ModuleType, type, np.ndarray, np.generic, complex, float, int, list, tuple, dict)
 
 
+_NUMBER_ATTRIBUTES = frozenset({"real", "imag", "numerator", "denominator", "__class__", "__dict__"})
+
+
+def _number_field(obj, attr) -> bool:
+    """attr is a field of obj (a number of a class of its own): a slot, or an entry of its instance dict that no
+    data descriptor of its class (a property) shadows."""
+    found = _class_attribute(type(obj), attr)
+    if type(found) is types.MemberDescriptorType:
+        return True
+    kind = type(found)
+    if found is not None and (hasattr(kind, "__set__") or hasattr(kind, "__delete__")):
+        return False
+    own = own_dict(obj)
+    return type(own) is dict and attr in own
+
+
 def _number_object(obj) -> bool:
     """obj is a number of a Python class of its own (a float, complex or int subclass's instance): its fields are
     an object's."""
@@ -1240,6 +1256,13 @@ def getattr_adj(S, dobj, g, obj, attr, result, pb=False):
             box[attr] = acc(box.get(attr), g)
             S.redo(attributes_left, obj)  # (taken by the store's adjoint, or refused when the pass ends: one
         return dobj                       # `__array_finalize__` made in C, `getattr(obj, "scale")`, is no store)
+    if _number_object(obj) and attr not in _NUMBER_ATTRIBUTES and _number_field(obj, attr):
+        # a field of a number of a class of its own: one its instance dict holds, shadowing a class's constant
+        # (`data = 2.0` in the class body, `d.data = p ** 3`), or a slot (`__slots__ = ("data",)`): the object's
+        # box by name, as the fast path above (taken for a number's `.data`, both gave the class's or 0, silently)
+        box = S.box(obj, dobj)
+        box[attr] = acc(box.get(attr), g)
+        return box
     if isinstance(obj, (np.ndarray, np.generic, complex, float, int, ArrayLeaf)):
         if attr == "__dict__" and not _carries(g):
             # (an ndarray subclass's fields, numpy.ma's mask and fill value read by its `_update_from`: no

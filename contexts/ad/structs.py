@@ -19,6 +19,7 @@ from fractions import Fraction
 import numpy as np
 
 from overdub.errors import OverdubError
+from overdub.ops import HEAPTYPE
 
 # (forward mode depends on nothing of reverse mode: no cycle)
 from ..forward.dual import Dual as _Dual, primal
@@ -80,8 +81,11 @@ def _new_box(obj):
         return MapBox()
     if getattr(type(obj), "_od_by_position", False):  # (runtime._Drawn: its items' cotangents by position)
         return SeqBox()
-    if isinstance(obj, (types.FunctionType, types.MethodType, slice)) or has_fields(obj):
-        return Tangent()  # (a slice: its start, stop and step by name)
+    if isinstance(obj, (types.FunctionType, types.MethodType, slice)) or has_fields(obj) or (
+            isinstance(obj, (float, complex, int)) and type(obj).__flags__ & HEAPTYPE):
+        # (a slice: its start, stop and step by name; a number of a class of its own, its fields beside the
+        # number's cotangent, NUMBER_VALUE: one of `__slots__` alone has no `__dict__`, and took a SeqBox)
+        return Tangent()
     return SeqBox()
 
 

@@ -939,13 +939,14 @@ def _number_attribute(ctx, d, name, default):
         return getattr(d, name)
     value = _number_value(d)
     if type(name) is str:
-        for klass in type(value).__mro__:
+        fields = getattr(value, "__dict__", None) or ()  # (a class of `__slots__` alone has none: its slots are
+        for klass in type(value).__mro__:                # member descriptors, read from the value below)
             if klass is float or klass is object:
                 break
             attr = klass.__dict__.get(name, _NOT_FOUND)
             if attr is _NOT_FOUND:
                 continue
-            if type(attr) is types.FunctionType and name not in value.__dict__:
+            if type(attr) is types.FunctionType and name not in fields:
                 return types.MethodType(attr, d)
             found = _class_getter(value, name)
             if found is not None and not _engine_code(found[0]):
@@ -954,7 +955,7 @@ def _number_attribute(ctx, d, name, default):
             break
         else:
             return getattr(d, name, *default)
-        if name in value.__dict__ or not hasattr(float, name):
+        if name in fields or not hasattr(float, name):
             return getattr(value, name, *default)
     return getattr(d, name, *default)
 

@@ -82,7 +82,32 @@ def _array_field(p):
     return float(np.sum(d.w ** 2)) + d
 
 
+class Slotted(float):
+    __slots__ = ("data", "w")
+
+
+class Shadowed(float):
+    data = 2.0  # (a class's constant, shadowed by an instance's field)
+
+
+def _slots(p):
+    d = Slotted(1.0)
+    d.data = p * 2
+    d.data = d.data * p
+    d.w = p * d
+    return d.data + d.w
+
+
+def _shadowed(p):
+    d = Shadowed(p)
+    before = d.data * d  # (the class's 2.0)
+    d.data = p ** 3
+    return d.data * d + before
+
+
 CASES = {
+    "slots (`data` among them)": _slots,
+    "an instance's field shadowing its class's constant": _shadowed,
     "its __init__'s fields": lambda p: Pressure(p).doubled(),
     "by keyword": lambda p: Pressure(p, scale=3.0).squared + Pressure(p).data,
     "a property making another": lambda p: Pressure(p * 1e5).bar * 2.0,
