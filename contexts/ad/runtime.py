@@ -873,6 +873,8 @@ def call(mask, f, /, *args, **kw):
                 staircase_reverse(*method, kw)
             if len(method[1]) == 2:  # (`y.__rmod__(x)`: x % y, whose divisor y may move)
                 divisor_jump(method[0], *method[1])
+        if is_method and (args or kw) and f.__name__ == "view" and type(f.__self__) is _NDARRAY:
+            _reinterpreting_view(f.__self__, args, kw)
         masked = False
         if rule.kind != "nondiff" and f is not _VIEW:
             for a in full:
@@ -2300,6 +2302,25 @@ def _construct(cls, args, kw, meta=True, mask=EVERY_ARGUMENT):
     if type(new) is types.FunctionType and type(cls).__call__ is type.__call__ and _has_source(new):
         return _construct_by_new(cls, new, args, kw, mask)
     raise _no_rule(cls)
+
+
+def _reinterpreting_view(x, args, kw) -> None:
+    """`x.view(dtype)` of a differentiated array in another dtype (`.view(np.int64)`, a structured dtype): its
+    bytes reinterpreted have no derivative. Refused where it is made: the view's adjoint refused it too, but ran
+    only where a cotangent reached the view, and the reads of an integer or structured array give none (0,
+    silently)."""
+    dtype = kw.get("dtype", args[0] if args else None)
+    if dtype is None or isinstance(dtype, type) and issubclass(dtype, np.ndarray):
+        return  # (a view as another class: its rule's)
+    try:
+        dtype = np.dtype(dtype)
+    except TypeError:
+        return
+    if dtype != x.dtype and x.dtype.kind in "fc":
+        raise UnsupportedFunction(
+            f"reverse mode cannot differentiate a view of a differentiated {x.dtype} array as {dtype} (the bytes "
+            "reinterpreted carry no derivative)", where=_user_line(),
+            fix="convert the values instead (`x.astype(dtype)`), or keep the fields as separate arrays")
 
 
 def _generated_tuple_new(cls) -> bool:

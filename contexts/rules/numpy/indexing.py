@@ -82,6 +82,9 @@ def getitem_adjoint(dy, y, x, idx):
         dx[idx] = dy
         return dx, None
     x_ = as_array(x)
+    if x_.dtype.names is not None:  # (a field read, `s["a"]`: taken for an integer array's, 0, silently)
+        raise unsupported("x[idx]", "a structured array (a dtype with fields, records) of differentiated values",
+                          "keep the fields as separate arrays (or a dict of arrays)")
     if x_.dtype.kind not in "fcO":  # integer and bool arrays carry no derivative; object arrays may
         return None, None
     if type(x) is np.matrix and isinstance(dy, (np.ndarray, np.generic)):
