@@ -235,6 +235,10 @@ def _plan(rule, f) -> tuple:
         kind = type(f)
         most = (f.nin if kind is _UFUNC else _out_position(f) % _ANY_COUNT if kind is _DISPATCHER
                 else _ANY_COUNT)
+        if id(f) in _INT_CASTS:  # (`np.asarray(x, "int64")`, `np.array(x, "U20")`: a dtype given, checked on the
+            most = 1             # general path, `int_cast_jump`; taken here by a plain string, it was not)
+        elif rule.fn in _RECASTS:  # (`x.view("i8")`, `x.astype("U20")`: `_reinterpreting_view`, likewise)
+            most = 0
         plan = (rule.impl or f, rule.adjoint, most, rule.hot, rule.hot_reduce, rule.hot_one, rule.hot_float,
                 bool(rule.meta.get("by_need")))
     rule.plan = plan
@@ -873,8 +877,8 @@ def call(mask, f, /, *args, **kw):
                 staircase_reverse(*method, kw)
             if len(method[1]) == 2:  # (`y.__rmod__(x)`: x % y, whose divisor y may move)
                 divisor_jump(method[0], *method[1])
-        if is_method and (args or kw) and f.__name__ == "view" and type(f.__self__) is _NDARRAY:
-            _reinterpreting_view(f.__self__, args, kw)
+        if is_method and (args or kw) and type(f.__self__) is _NDARRAY and f.__name__ in _RECAST_METHODS:
+            _reinterpreting_view(f.__name__, f.__self__, args, kw)
         masked = False
         if rule.kind != "nondiff" and f is not _VIEW:
             for a in full:
@@ -2304,12 +2308,21 @@ def _construct(cls, args, kw, meta=True, mask=EVERY_ARGUMENT):
     raise _no_rule(cls)
 
 
-def _reinterpreting_view(x, args, kw) -> None:
+_RECAST_METHODS = frozenset({"view", "astype"})
+_RECASTS = frozenset((np.ndarray, name) for name in _RECAST_METHODS)
+
+
+def _reinterpreting_view(method, x, args, kw) -> None:
     """`x.view(dtype)` of a differentiated array in another dtype (`.view(np.int64)`, a structured dtype): its
-    bytes reinterpreted have no derivative. Refused where it is made: the view's adjoint refused it too, but ran
-    only where a cotangent reached the view, and the reads of an integer or structured array give none (0,
-    silently)."""
+    bytes reinterpreted have no derivative; `x.astype(str)`: its values made text. Refused where they are made:
+    the adjoints refused them too, but ran only where a cotangent reached them, and the reads of an integer,
+    text or structured array give none (0, silently)."""
     dtype = kw.get("dtype", args[0] if args else None)
+    if method == "astype":
+        if dtype is not None and np.dtype(dtype).kind in "US":
+            from ..rules.numpy.shapes import text_cast_refused
+            text_cast_refused(x, np.empty(0, dtype))
+        return
     if dtype is None or isinstance(dtype, type) and issubclass(dtype, np.ndarray):
         return  # (a view as another class: its rule's)
     try:

@@ -28,7 +28,7 @@ from overdub.passes import bound_self, marked_opaque, method_function
 
 from ..lowered.bisection import bisects, refuse_bisection, steps_on_free
 from ..rules.builtins import _check_int as int_jump
-from ..lowered.runtime import (STAIRS, TEXT_IDS, TEXT_TYPES, TEXTS_MADE, text_compared, texts_through, dataclass_init, dataclass_init_as, dataclass_init_is_code,
+from ..lowered.runtime import (STAIRS, TEXT_IDS, printed, TEXT_TYPES, TEXTS_MADE, text_compared, texts_through, dataclass_init, dataclass_init_as, dataclass_init_is_code,
                                generated_init_owner, is_stair as _stairs, parsed_astype, remembered_text,
                                stair_jump_guard, divisor_jump, staircase_text as fine_staircase, staircased, text_call, text_of)
 from ..rules.watch import JUMP_WATCH, watch_call
@@ -575,6 +575,10 @@ class ForwardContext(overdub.Context):
                     # `stop_gradient(a)` (the contexts' own Python functions): of the values, no tangent
                     return fn(*primal_tree(args), **{k: primal_tree(v) for k, v in kwargs.items()})
                 return self._primitive(site, fn, args, kwargs)
+            if fn is print and (has_dual(args) or has_dual(list(kwargs.values()))):
+                # the values printed, not their duals, and their texts remembered (`print(*x, file=buffer)` read
+                # back and parsed is refused there), as reverse mode's code prints them (`lowered.runtime.printed`)
+                return printed(primal_tree, *args, **kwargs)
             if fn is type and len(args) == 1 and not kwargs and not site.filename.startswith(_RULES_DIR):
                 # a perturbed value's type is its primal's in the user's code, as the other modes see it
                 # (`type(a) is float`); the rules, run here on duals (forward over reverse), see the dual

@@ -1419,6 +1419,10 @@ class Dual:
         if dtype.kind == "O":  # numbers as objects would leave the tangent behind
             raise DualConversionError(f"a perturbed array cast with .astype(object) would lose its tangent",
                                       fix="keep the array's float dtype while it is differentiated")
+        if dtype.kind in "US":  # (text of the values: parsed back, `.astype(float)`, it gave 0)
+            raise DualConversionError("a perturbed array cast to text (.astype(str)) would lose its tangent",
+                                      fix="keep the numbers as numbers; format them (`str(v)`, f-strings) where "
+                                          "text is only shown")
         if dtype.kind not in "fc":  # ints, bools, strings: piecewise constant
             value = primal(self)
             if dtype.kind in "iu" and getattr(value, "dtype", None) is not None and value.dtype.kind == "f":

@@ -127,6 +127,17 @@ def ask_primals(fdef: ast.FunctionDef, active: set[str], globals_: dict, freevar
                             if isinstance(a, ast.Call) and isinstance(a.func, ast.Name)
                             and a.func.id == "__od_primal__"])
             continue
+        if (isinstance(node.func, ast.Name) and node.func.id == "print" and "print" in asks
+                and any(_reads(a) & active for a in node.args)):
+            # (the values printed, and their texts remembered: `print(*x, file=buffer)` read back and parsed)
+            node.func = ast.copy_location(ast.Name("__od_printed__", ast.Load()), node.func)
+            node.args.insert(0, ast.copy_location(ast.Name("__od_primal__", ast.Load()), node.func))
+            continue
+        if (isinstance(node.func, ast.Name) and node.func.id == "map" and "map" not in globals_ and "map" not in local
+                and len(node.args) > 1 and not node.keywords and _text_maker(node.args[0], texts)
+                and any(_reads(a) & active for a in node.args[1:])):
+            # `map(str, xs)`: the texts of differentiated values, made in C, each remembered (`__od_text_map__`)
+            node.func = ast.copy_location(ast.Name("__od_text_map__", ast.Load()), node.func)
         if (isinstance(node.func, ast.Name) and node.func.id in _STAIRS and node.func.id not in globals_
                 and node.func.id not in local and node.args and _reads(node.args[0]) & active
                 and id(node) not in tested):
@@ -160,6 +171,13 @@ def ask_primals(fdef: ast.FunctionDef, active: set[str], globals_: dict, freevar
 
 
 _STAIRS = frozenset({"round", "int", "hash"})
+
+
+def _text_maker(f: ast.expr, texts: set) -> bool:
+    """f names a function making the text of a value: `str`, `repr`, `format` (unshadowed), a format's
+    `.format` (`"{:.3f}".format`)."""
+    return (isinstance(f, ast.Name) and f.id in texts
+            or isinstance(f, ast.Attribute) and f.attr == "format" and _text_expr(f.value))
 
 
 def _only_tested(fdef) -> set[int]:
@@ -1363,6 +1381,14 @@ class _Activity:
                                 self.mark_argument(n)
                         for n in self.closure_writes.get(v.func.id, ()):  # `nonlocal acc; acc = acc + v`
                             self.mark(n)
+                if isinstance(v, ast.Call) and isinstance(v.func, ast.Name) and v.func.id == "print" \
+                        and "print" in self.nondiff and any(self.value_active(
+                            a.value if isinstance(a, ast.Starred) else a) for a in v.args):
+                    # `print(*x, file=buffer)`: the texts of the values written into the file object, which is
+                    # read back (`buffer.getvalue()`) as what may carry them (their parse is refused there)
+                    for k in v.keywords:
+                        if k.arg == "file" and isinstance(k.value, ast.Name) and k.value.id in self.locals:
+                            self.mark_argument(k.value.id)
                 for t in s.targets:
                     if isinstance(t, ast.Name):
                         if act:

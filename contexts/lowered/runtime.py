@@ -159,6 +159,12 @@ def int_cast_jump(fn, args, kw, tangent=None) -> None:
     x = args[0]
     while type(x).__name__ == "Dual":
         x = x.primal
+    if isinstance(x, (float, np.floating, np.ndarray)) and np.asarray(x).dtype.kind in "fc" and _to_text(dtype):
+        # (`np.array(x, dtype=str)`: the values made text, parsed back by `.astype(float)`: 0 in both modes)
+        raise TextRoundTrip(
+            f"a differentiated array's values made into text (np.{fn.__name__}(..., dtype={np.dtype(dtype).name})): "
+            "text carries no derivative", where=_where(),
+            fix="keep the numbers as numbers; format them (`str(v)`, f-strings) where text is only shown")
     if not isinstance(x, (float, np.floating, np.ndarray)) or not _to_integers(np.asarray(x), dtype):
         return
     name = f"np.{fn.__name__}(..., dtype={np.dtype(dtype).name})"
@@ -167,6 +173,13 @@ def int_cast_jump(fn, args, kw, tangent=None) -> None:
     else:
         staircase_fd(np.trunc, (x,), None, tangent)
         jump_guard("trunc", name, x, tangent)
+
+
+def _to_text(dtype) -> bool:
+    try:
+        return np.dtype(dtype).kind in "US"
+    except TypeError:
+        return False
 
 
 _STAIR_SLOTS = {"__mod__": (operator.mod, False), "__rmod__": (operator.mod, True),
@@ -504,6 +517,23 @@ def _savetxt(fname, X, *args, **kwargs):
 
 registry.frule(np.savetxt)(lambda tangents, *args, **kwargs: (_savetxt(*args, **kwargs), None))
 registry.rrule(np.savetxt)(lambda *args, **kwargs: (_savetxt(*args, **kwargs), lambda dy: (None,) * len(args)))
+
+
+def texts_mapped(fn, *iterables):
+    """`map(str, xs)` of values that may be differentiated (`" ".join(map(str, x))`, parsed back by
+    `np.fromstring`: 0 in reverse mode, silently): each text remembered as `str(x)`'s is (`text`), as map makes
+    it."""
+    return map(lambda *values: text(fn(*values), *values), *iterables)
+
+
+def printed(primal_of, *values, **options):
+    """`print(x, file=buffer)` of values that may be differentiated: their values printed (`primal_of`, the
+    engine's `__od_primal__`: a dual's), and their texts remembered, as `str(x)`'s are (`text`: print writes them
+    in C, and `np.fromstring(buffer.getvalue(), sep=" ")` gave 0 in reverse mode)."""
+    values = [primal_of(v) for v in values]
+    for v in values:
+        text(str(v), v)
+    print(*values, **options)
 
 
 def text_of(s, *values):
@@ -2654,7 +2684,7 @@ HELPERS = {"__od_flat_index__": flat_index, "__od_live__": live, "__od_more__": 
            "__od_eager_inplace__": eager_inplace, "__od_eager_items__": eager_items, "__od_equality_guard__": equality_guard, "__od_own_test__": own_test, "__od_compared__": compared, "__od_equality_guard_fd__": equality_guard_fd, "__od_equality_guard2__": equality_guard2, "__od_equality_guard2_fd__": equality_guard2_fd, "__od_order_watch__": order_watch_reverse, "__od_order_watch_fd__": order_watch, "__od_tuple__": tuple, "__od_int_arg__": int_arg,
            "__od_stairs__": staircase_reverse, "__od_stairs_fd__": stairs_fd, "__od_operator__": operator, "__od_divisor_jump__": divisor_jump,
            "__od_locals__": locals, "__od_text__": text, "__od_fmt__": formatted, "__od_parsed__": parsed,
-           "__od_text_of__": text_of, "__od_text_mod__": text_mod, "__od_inverted__": inverted,
+           "__od_text_of__": text_of, "__od_text_map__": texts_mapped, "__od_printed__": printed, "__od_text_mod__": text_mod, "__od_inverted__": inverted,
            # the builtins the generated code calls, by names of their own (a parameter may be called `locals`, a
            # local `type`, `slice` or `reversed`: sweep Q's heartpy, `slice = data[i[0]:i[1]]`, crashed both modes)
            "__od_type__": type, "__od_float__": float, "__od_int__": int, "__od_slice__": slice,

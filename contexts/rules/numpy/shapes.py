@@ -536,9 +536,19 @@ def astype_adjoint(dy, y, x, *rest, **kwargs):
     return (match_primal(as_array(dy), x), *(None,) * len(rest))
 
 
+def text_cast_refused(x, y) -> None:
+    """`x.astype(str)` of a differentiated array: its values made into text, which carries no derivative (parsed
+    back, `.astype(float)`, both modes gave 0): refused where it is made."""
+    if getattr(getattr(y, "dtype", None), "kind", "") in "US" and getattr(getattr(x, "dtype", None), "kind", "") in "fc":
+        raise unsupported("ndarray.astype", "a differentiated array's values made into text (a str or bytes dtype)",
+                          "keep the numbers as numbers; format them (`str(v)`, f-strings) where text is only shown")
+
+
 def astype_frule(tangents, x, *rest, **kwargs):
     y = x.astype(*rest, **kwargs)
     t = tangents[0] if tangents else None
+    if t is not None:
+        text_cast_refused(x, y)
     if t is None or not may_carry(y):
         return y, None
     return y, as_array(t).astype(y.dtype)
