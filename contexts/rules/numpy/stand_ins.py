@@ -9,7 +9,7 @@ import numpy as np
 
 from ..registry import registry
 
-__all__ = ["vdot", "compress", "compress_method", "diagflat", "store_part", "vectorized", "vectorize_plan"]
+__all__ = ["vdot", "compress", "compress_method", "diagflat", "store_part", "vectorized", "vectorize_plan", "vander"]
 
 
 def vdot(a, b, /):
@@ -138,7 +138,29 @@ def vectorized(vec, /, *args, **kwargs):
     return tuple(results) if several else results[0]
 
 
+def vander(x, N=None, increasing=False):
+    """np.vander: the columns 1, x, x * x, (x * x) * x, ... (numpy's `multiply.accumulate`, product by product,
+    the same values), highest power first unless increasing. numpy writes x into an `np.empty` array and
+    multiplies in place there, where forward mode's duals cannot go (refused: xraydb's absorption fits)."""
+    x = np.asarray(x)
+    if x.ndim != 1:
+        raise ValueError("x must be a one-dimensional array or sequence.")
+    n = len(x) if N is None else N
+    dtype = np.promote_types(x.dtype, int)
+    if n <= 0:
+        return np.empty((len(x), max(n, 0)), dtype=dtype)
+    x = x.astype(dtype, copy=False)  # (numpy multiplies in the result's type: float32 values as float64)
+    columns = [np.ones_like(x)]
+    power = x
+    for _ in range(1, n):
+        columns.append(power)
+        power = power * x
+    v = np.stack(columns, axis=1)
+    return v if increasing else v[:, ::-1]
+
+
 registry.nondifferentiable(vectorize_plan)
+registry.set(np.vander, stand_in=vander)
 registry.set(np.vdot, stand_in=vdot)
 registry.set(np.compress, stand_in=compress)
 registry.set((np.ndarray, "compress"), stand_in=compress_method)
