@@ -2330,10 +2330,8 @@ def _reinterpreting_view(method, x, args, kw) -> None:
     except TypeError:
         return
     if dtype != x.dtype and x.dtype.kind in "fc":
-        raise UnsupportedFunction(
-            f"reverse mode cannot differentiate a view of a differentiated {x.dtype} array as {dtype} (the bytes "
-            "reinterpreted carry no derivative)", where=_user_line(),
-            fix="convert the values instead (`x.astype(dtype)`), or keep the fields as separate arrays")
+        from ..rules.numpy.shapes import _same_dtype_view  # (the rule's own refusal, made here)
+        _same_dtype_view(x, np.empty(0, dtype))
 
 
 def _generated_tuple_new(cls) -> bool:
