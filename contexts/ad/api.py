@@ -32,6 +32,8 @@ from .codegen import ARGUMENTS_ONLY, CELLS_CONSTANT, EVERY_ARGUMENT
 from .observe import _check as _checking, observed_entry, observer
 from . import runtime as _runtime
 from .runtime import _NOKW, UnsupportedFunction, _rules, _twin_call, call, override_rules, restore_rules
+from .runtime import (_GUARDED, _NEVER_CONSTANT, _WeakRef, _numbers_bound, _recording_failed, _short_map, _twin_back,
+                      _twin_back_rest, note_transformed as _note_transformed)
 from ..rules.cotangents import SeqBox, Tangent, acc as acc_cotangents, fields_of, has_fields
 from .helpers import _THREAD
 from ..forward.api import integer_refused, same_numbers
@@ -669,8 +671,25 @@ def _value_and_gradient(f, args, wrt=None):
                 obs = observer() if _checking.get() is not None or _stack.get() else None  # (the common case)
                 if obs is None:  # f's own gradient (its cells) is not wanted
                     if type(f) is _FunctionType and _rules.get(f) is None and not _runtime._overriding:
-                        # (`call`'s first case, inline)
-                        y, pb = _twin_call(mask if chosen is None else mask | CELLS_CONSTANT, f, (), args, _NOKW)
+                        # (`call`'s first case, inline; and `_twin_call`'s short key, inline: a twin made by
+                        # an earlier call, for arguments of these types, run without the two calls between)
+                        short = None
+                        if chosen is None and not _GUARDED and f.__kwdefaults__ is None:
+                            short = _short_map.get((id(f.__code__), ARGUMENTS_ONLY, len(args)))
+                        if short is not None and short[1] is f.__defaults__ and (
+                                last := short[0].fwd_last) is not None and (
+                                last[0] is f or type(last[0]) is _WeakRef and last[0]() is f) and (
+                                last[2] is f.__defaults__) and (len(args) == 1 and type(args[0]) is float or _of_types(
+                                    args, _NEVER_CONSTANT)) and (
+                                short[0].numbers is None or _numbers_bound(short[0].numbers, (), args)):
+                            try:
+                                y, tape = last[1](*args)
+                            except Exception as e:
+                                _recording_failed(e, short[0], f)
+                                raise
+                            pb = (_twin_back, short[0], tape, 0, len(args), _NOKW, f, None)
+                        else:
+                            y, pb = _twin_call(mask if chosen is None else mask | CELLS_CONSTANT, f, (), args, _NOKW)
                     else:
                         y, pb = call(mask, f, *args)
                 else:  # a debugging context or ADContext(check=True) sees every operation
@@ -687,7 +706,26 @@ def _value_and_gradient(f, args, wrt=None):
             else:
                 S = Session()
                 try:
-                    dargs = pb[0](pb, seed, None, S)[1]
+                    rev = None
+                    if pb[0] is _twin_back and not pb[3] and not pb[5]:
+                        # (`_twin_back`'s first case, inline: f's adjoint made by an earlier call)
+                        info = pb[1]
+                        rev = info.rev
+                        if rev is None and (last := info.rev_last) is not None and info.tier is None and (
+                                last[0] is f.__globals__):
+                            rev = last[1]
+                    if rev is not None:
+                        try:
+                            dparams, dcells = rev(S, pb[2], seed, None, None, None)
+                        except Exception as e:
+                            _note_transformed(e, f, "reverse mode (its reverse pass)")
+                            raise
+                        if pb[4] == info.argcount == len(dparams) and not dcells:
+                            dargs = dparams
+                        else:
+                            dargs = _twin_back_rest(pb, info, dparams, dcells, None, False, S)[1]
+                    else:
+                        dargs = pb[0](pb, seed, None, S)[1]
                     if dargs is not None and S.boxes:
                         dargs = _with_boxes(dargs, args, S)
                     if S._redo and dargs is not None:
@@ -734,6 +772,14 @@ def _value_and_gradient(f, args, wrt=None):
             grads = _ints_checked(lambda moved: _value_and_gradient_at(f, moved, wrt), args, y, grads, ints,
                                   chosen if chosen is not None else range(len(args)), chosen is not None)
     return y, grads
+
+
+def _of_types(args: tuple, types_) -> bool:
+    """Every argument's type is one of `types_` (a set)."""
+    for a in args:
+        if type(a) not in types_:
+            return False
+    return True
 
 
 def _counted_ints(args: tuple, chosen, pb) -> list:
@@ -931,7 +977,15 @@ def gradient(f: Callable, *args: Any, wrt: int | tuple[int, ...] | None = None) 
     >>> gradient(lambda x, y: x * y + y, 2.0, 3.0, wrt=1)
     (3.0,)
     """
-    return _answered(f, args, wrt)[1]
+    try:  # (`_answered`, inline: one frame less)
+        try:
+            return _value_and_gradient(f, args, wrt)[1]
+        except SidesTaken as e:
+            return _sides_taken(f, args, wrt, e)[1]
+    except LIMITS as e:
+        if not BY_FORWARD or _level.get():
+            raise
+        return BY_FORWARD[0](f, args, wrt, e)[1]
 
 
 def vjp(f: Callable, primals: tuple, cotangents: Any) -> tuple[Any, tuple]:

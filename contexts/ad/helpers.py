@@ -546,7 +546,7 @@ def carry_boxes(S, y0, y1):
             S.box(v1, box)
         else:  # (the box itself: an owner's field entry may be this very box, read as one, not twice)
             boxes[id(v1)] = box
-            S.keep.append(v1)
+            S.kept(v1)
 
 
 def _same_shape(v0, v1) -> bool:
@@ -1231,7 +1231,7 @@ def getattr_adj(S, dobj, g, obj, attr, result, pb=False):
             box = S.boxes.get(id(obj))
             if box is None:
                 box = S.boxes[id(obj)] = Tangent()
-                S.keep.append(obj)
+                S.kept(obj)
             if not isinstance(box, dict):
                 raise runtime.UnsupportedFunction(
                     f"reverse mode does not differentiate through the attribute .{attr} of a {type(obj).__name__} "
@@ -1438,7 +1438,8 @@ def getitem_adj(S, dobj, g, obj, idx):
             and obj.dtype.kind == "f"):
         # an element read (`x[i]` in a loop): its cotangent is added in place to an array the session
         # made for x and nobody else holds, instead of a new array per read (which is quadratic)
-        own = S.scatter.get(id(obj))
+        scatter = S.scatter
+        own = scatter.get(id(obj)) if scatter is not None else None
         if own is not None and own[1] is dobj:
             dobj[idx] += g
             return dobj
@@ -1450,7 +1451,9 @@ def getitem_adj(S, dobj, g, obj, idx):
             acc_ = None
         if acc_ is not None:
             acc_[idx] += g
-            S.scatter[id(obj)] = (obj, acc_)
+            if scatter is None:
+                scatter = S.scatter = {}
+            scatter[id(obj)] = (obj, acc_)
             return acc_
     if type(obj) is not _NDARRAY and isinstance(obj, np.ndarray) and type(
             gi := getattr(type(obj), "__getitem__", None)) is types.FunctionType and not type(
