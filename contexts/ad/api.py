@@ -760,8 +760,9 @@ def _value_and_gradient(f, args, wrt=None):
         if type(g) is float and type(args[0]) is float and g == g:  # (finalize's first case, inline)
             return y, (g,)
         grads = (finalize(g, args[0]),)
-    else:
-        grads = tuple([finalize(g, a) for g, a in zip(dargs, args)])
+    else:  # (finalize's first two cases, inline: a float's float cotangent, an int's None)
+        grads = tuple([g if type(g) is float and type(a) is float else 0 if g is None and type(a) is int
+                       else finalize(g, a) for g, a in zip(dargs, args)])
     if _nan_where_finite(grads, y):  # (0 * inf on the way back: forward mode may carry it to where it ends)
         grads = _nan_by_forward(f, args, chosen or tuple(range(len(args))), grads)
     if type(seed) is dict:  # (an output of a registered container kind: pint's units)
@@ -787,18 +788,24 @@ def _counted_ints(args: tuple, chosen, pb) -> list:
     tuple holding them) that f's twin does not take as steering only (`n` of `while n > 0: n -= 1`, which
     reaches no value: `pb`'s twin leaves it out of its active names, or binds it to numbers, `info.numbers`)."""
     out = []
-    for i, a in enumerate(args):
+    i = -1
+    for a in args:
+        i += 1
         ta = type(a)
-        if ta is float or ta is np.ndarray or ta is bool:
+        if ta is float or ta is _NDARRAY or ta is bool:
             continue
-        if (ta is int or isinstance(a, np.integer) or (ta is list or ta is tuple) and any(
-                type(v) is int or isinstance(v, np.integer) for v in a)) and (chosen is None or i in chosen):
+        if (ta is int or isinstance(a, _INTEGER) or (ta is list or ta is tuple) and any(
+                type(v) is int or isinstance(v, _INTEGER) for v in a)) and (chosen is None or i in chosen):
             out.append(i)
-    if out and pb is not None and pb[0] is _runtime._twin_back and not pb[3]:  # (f's own twin, no `self`)
+    if out and pb is not None and pb[0] is _twin_back and not pb[3]:  # (f's own twin, no `self`)
         info = pb[1]
         names = info.names
         steering = info.numbers or ()
-        out = [i for i in out if i not in steering and (i >= info.argcount or names[i] in info.active)]
+        kept = []  # (a loop, not a comprehension: the common answer is none, for a counter `n` as here)
+        for i in out:
+            if i not in steering and (i >= info.argcount or names[i] in info.active):
+                kept.append(i)
+        out = kept
     return out
 
 
@@ -852,8 +859,10 @@ def _nan_where_finite(grads: tuple, y) -> bool:
     entries themselves and changes only NaN ones; a no is never wrong."""
     for g in grads:
         tg = type(g)
-        if ((tg is float or tg is np.float64 or tg is complex or tg is np.complex128) and g != g) or (
-                tg is np.ndarray and g.dtype.kind == "f" and g.size and _has_nan(g)):
+        if tg is int:  # (a counter's 0: the common other case, before the tests of numpy's types)
+            continue
+        if ((tg is float or tg is _FLOAT64 or tg is complex or tg is _COMPLEX128) and g != g) or (
+                tg is _NDARRAY and g.dtype.kind == "f" and g.size and _has_nan(g)):
             break
     else:
         return False
@@ -881,6 +890,7 @@ def _has_nan(g: np.ndarray) -> bool:
 
 
 _F8 = np.dtype(np.float64)
+_FLOAT64, _COMPLEX128, _NDARRAY, _INTEGER = np.float64, np.complex128, np.ndarray, np.integer
 _add_reduce = np.add.reduce
 _sum_f8 = _generic.sum_f8
 _isnan = math.isnan  # (of a numpy scalar: it converts to a float; np.float16/32 sums too)
