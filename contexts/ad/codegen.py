@@ -1135,6 +1135,7 @@ class _Gen:
             if fused is not None:  # (adj[:2] takes the result's cotangent into `_od_g`: `take`)
                 adj = adj[:2] + [if_(fused[0], fused[1], adj[2:])]
                 adj[2]._od_float_fused = True  # (`show_adjoint` prints the general adjoint, its `else`)
+                adj[2]._od_fused_checks = fused[2]  # (`_carried_floats`)
         else:
             adj.append(_given("_od_g", generic + added))
         return [s, *post], need, adj
@@ -1149,8 +1150,10 @@ class _Gen:
         checks = [is_(call("__od_type__", "_od_g"), "__od_float__")]
         if isinstance(op, (ast.Mult, ast.Div)):  # (a sum's test checks `_od_g` itself)
             checks.append(test)
+            operand_test = test
         else:
             checks = [test]
+            operand_test = None
         if any(isinstance(n, ast.Constant) and n.value is False for n in all_nodes(test)):
             return None
         body, added = [], set()
@@ -1167,7 +1170,10 @@ class _Gen:
                 added.add(x.id)
                 checks.append(is_(call("__od_type__", dn), "__od_float__"))
             body.append(assign(dn, binop(dn, ast.Add(), copy.deepcopy(expr))))
-        return and_(*checks), body
+        # (the checks of the cotangents, `_od_g`'s and those added to, apart from the operands': the body
+        # leaves each added-to cotangent a float, which `_carried_floats` takes for the next record's)
+        carried = None if operand_test is None else ([checks[0]] + checks[2:], operand_test)
+        return and_(*checks), body, carried
 
     def call(self, s, name, v: ast.Call):
         pb = self.fresh("_od_pb")
@@ -1689,6 +1695,13 @@ class _Gen:
                              decorator_list=[], returns=None, type_comment=None)
         at([fn], self.fdef)
         # each block's adjoint keeps the lines of the statements it mirrors
+        flags = _carried_floats(self.adjoints)
+        if flags:
+            # (the block id of the record before, for `_carried_floats`' tests: `_od_p, _od_k = _od_k, k`;
+            # none before the first record, and no block's fused case has run)
+            records.body = [assign(("_od_p", "_od_k"), tuple_(["_od_k", item("_od_rec", 0)]))]
+            fn.body[-2:-2] = at([assign(name, const(v)) for name, v in [("_od_k", None)] + [(f, False) for f in flags]],
+                                self.fdef)
         records.body += _dispatch(hot if len(hot) <= 3 else sorted(self.adjoints), self.adjoints, self.fdef)
         return fn
 
@@ -2138,6 +2151,43 @@ def _single_use_temps(fdef) -> set[str]:
                     loads[m.id] = loads.get(m.id, 0) + 2
     return {t for t, k in stores.items()
             if k == 1 and loads.get(t, 0) == 1 and load_loops.get(t) == store_loops.get(t)}
+
+
+def _carried_floats(blocks: dict[int, list[ast.stmt]]) -> bool:
+    """A block whose whole adjoint is one binary operator's, with its float-fused case (`_float_fused`), and
+    whose result's cotangent that case sets (`r = r * x` in a loop): a record of the block after another of
+    the same block whose fused case ran finds that cotangent and the ones added to floats, as that case left
+    them (nothing else ran between), and tests only the operands (the loop's adjoint tested four types per
+    pass, a third of its time). `_od_fusedk` says block k's fused case ran last, `_od_p` the record before's block
+    (set by the loop, `_Gen.adjoint_function`); a record of another block, or a first one, tests all.
+    Rewrites those blocks in place; their flags' names."""
+    flags = []
+    for k, stmts in blocks.items():
+        start = 1 if stmts and isinstance(stmts[0], ast.Assign) and isinstance(stmts[0].value, ast.Name) \
+            and stmts[0].value.id == "_od_rec" else 0
+        if len(stmts) != start + 3:
+            continue
+        take, clear, fused = stmts[start:]
+        carried = getattr(fused, "_od_fused_checks", None)
+        if carried is None or not (
+                type(take) is ast.Assign and len(take.targets) == 1 and isinstance(take.targets[0], ast.Name)
+                and take.targets[0].id == "_od_g" and isinstance(take.value, ast.Name)
+                and type(clear) is ast.Assign and len(clear.targets) == 1 and isinstance(clear.targets[0], ast.Name)
+                and clear.targets[0].id == take.value.id and isinstance(clear.value, ast.Constant)
+                and clear.value.value is None):
+            continue
+        result = take.value.id
+        if not any(type(b) is ast.Assign and len(b.targets) == 1 and isinstance(b.targets[0], ast.Name)
+                   and b.targets[0].id == result for b in fused.body):
+            continue  # (its result's cotangent is not set by the fused case: `y = a * b`, y not an operand)
+        flag = f"_od_fused{k}"
+        cotangents, operands = carried
+        ran = and_(compare("_od_p", ast.Eq(), const(k)), flag)
+        fused.test = and_(or_(ran, and_(*cotangents)), operands)
+        fused.body = fused.body + at([assign(flag, const(True))], fused)
+        fused.orelse = at([assign(flag, const(False))], fused) + fused.orelse
+        flags.append(flag)  # (False before the loop: `_Gen.adjoint_function`)
+    return flags
 
 
 def _dispatch(ks: list[int], blocks: dict[int, list[ast.stmt]], like) -> list[ast.stmt]:
