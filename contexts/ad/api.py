@@ -760,9 +760,12 @@ def _value_and_gradient(f, args, wrt=None):
         if type(g) is float and type(args[0]) is float and g == g:  # (finalize's first case, inline)
             return y, (g,)
         grads = (finalize(g, args[0]),)
-    else:  # (finalize's first two cases, inline: a float's float cotangent, an int's None)
-        grads = tuple([g if type(g) is float and type(a) is float else 0 if g is None and type(a) is int
-                       else finalize(g, a) for g, a in zip(dargs, args)])
+    else:  # (finalize's first two cases, inline: a float's float cotangent, an int's None; a loop, not a
+        grads = []  # comprehension, which makes a function per call)
+        for g, a in zip(dargs, args):
+            grads.append(g if type(g) is float and type(a) is float else 0 if g is None and type(a) is int
+                         else finalize(g, a))
+        grads = tuple(grads)
     if _nan_where_finite(grads, y):  # (0 * inf on the way back: forward mode may carry it to where it ends)
         grads = _nan_by_forward(f, args, chosen or tuple(range(len(args))), grads)
     if type(seed) is dict:  # (an output of a registered container kind: pint's units)

@@ -44,7 +44,7 @@ from ..rules.registry import registry
 __all__ = ["generate", "Generated", "HELPERS"]
 
 # Helper free variables the generated code uses (filled by contexts.ad.runtime).
-HELPERS = ("__od_endless__", "__od_call__", "__od_acc__", "__od_binop_adj__", "__od_getattr_adj__", "__od_getitem_adj__",
+HELPERS = ("__od_endless__", "__od_call__", "__od_hot_float__", "__od_acc__", "__od_binop_adj__", "__od_getattr_adj__", "__od_getitem_adj__",
            "__od_getitem_index_adj__",
            "__od_display_adj__", "__od_cell_cot__", "__od_setattr__", "__od_setattr_adj__", "__od_setattr_views__",
            "__od_setattr_merge__",
@@ -1175,6 +1175,19 @@ class _Gen:
         carried = None if operand_test is None else ([checks[0]] + checks[2:], operand_test)
         return and_(*checks), body, carried
 
+    def _builtin_callee(self, func: ast.expr) -> bool:
+        """func names a C function of a module (`math.sin`, or `sin` taken from math), as the module's globals
+        hold it now (the call checks again each time: `runtime.hot_float_call`)."""
+        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
+            if func.value.id in self.own_names:
+                return False
+            owner = self.globals_.get(func.value.id)
+            return isinstance(owner, types.ModuleType) and isinstance(
+                getattr(owner, func.attr, None), types.BuiltinFunctionType)
+        if isinstance(func, ast.Name) and func.id not in self.own_names:
+            return isinstance(self.globals_.get(func.id), types.BuiltinFunctionType)
+        return False
+
     def call(self, s, name, v: ast.Call):
         pb = self.fresh("_od_pb")
         mask = 0
@@ -1216,6 +1229,16 @@ class _Gen:
         recorded = ast.Call(func=load("__od_call__"), args=[const(mask), func, *(user(a) for a in v.args)],
                             keywords=[ast.keyword(arg=k.arg, value=user(k.value)) for k in v.keywords])
         fwd_call = fetch + at([assign((name, pb), recorded)], s)
+        if (not self.observed and not fetch and not v.keywords and len(v.args) == 1
+                and isinstance(v.args[0], (ast.Name, ast.Constant)) and self._builtin_callee(v.func)):
+            # `math.sin(x)`: `call`'s case of a math function of a float tried first, without `call`'s other
+            # tests (`runtime.hot_float_call`, None for anything else: then `call` as before). The function
+            # is read once, into `_od_fn<n>`; the argument, a name or a constant, is read by both.
+            num = pb[len("_od_pb"):]
+            fn_var, hot = f"_od_fn{num}", f"_od_hot{num}"
+            recorded.args[1] = load(fn_var)
+            fwd_call = at([assign(fn_var, func), assign(hot, call("__od_hot_float__", fn_var, user(v.args[0]))),
+                           if_(is_none(hot), [assign((name, pb), recorded)], [assign((name, pb), hot)])], s)
         if (isinstance(v.func, ast.Attribute) and v.func.attr in _LOOKUPS and v.args
                 and not isinstance(v.args[0], ast.Starred) and self.is_active(v.args[0])):
             # `memo.get(x)`: a dict's hit by a differentiated key is refused (`helpers.key_lookup`)

@@ -3616,7 +3616,7 @@ _isfinite = math.isfinite
 
 
 HELPER_IMPLS = {
-    "__od_call__": runtime.call, "__od_acc__": acc, "__od_binop_adj__": binop_adj,
+    "__od_call__": runtime.call, "__od_hot_float__": runtime.hot_float_call, "__od_acc__": acc, "__od_binop_adj__": binop_adj,
     "__od_getattr_adj__": getattr_adj, "__od_getitem_adj__": getitem_adj,
     "__od_getitem_index_adj__": getitem_index_adj, "__od_display_adj__": display_adj,
     "__od_cell_cot__": cell_cot, "__od_setattr__": setattr_,
@@ -3648,5 +3648,6 @@ assert set(HELPER_IMPLS) == set(HELPERS)
 HELPER_CELLS = {k: types.CellType(v) for k, v in HELPER_IMPLS.items()}
 # the helpers of observed twins (contexts.ad.observe): the same, but for the three that report
 OBSERVED_CELLS = {**HELPER_CELLS, "__od_call__": types.CellType(observe.observed_call),
+                  "__od_hot_float__": types.CellType(lambda f, x: None),  # (every call `observed_call`'s)
                   "__od_binop__": types.CellType(observe.observed_binop),
                   "__od_binop_adj__": types.CellType(observe.observed_binop_adj)}
