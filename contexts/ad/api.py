@@ -649,6 +649,95 @@ def _wrt_mask(args: tuple, wrt) -> tuple[tuple, int]:
 _IMMUTABLE = (numbers.Number, str, bytes, type(None), np.generic)
 
 
+def _float_gradient(f, args):
+    """`_value_and_gradient(f, args)[1]` for a Python function of one float (`args`) whose twin and adjoint an
+    earlier call made, as its steps (kept in step with it) without the tests their kinds answer: the
+    arguments', `wrt`'s, the pullback's shape (`_twin_call`'s short key and `_twin_back`'s first case, inline
+    there). Where the twin is not at hand, before anything runs: `_value_and_gradient`."""
+    short = None
+    if _rules.get(f) is None and not _runtime._overriding and not _GUARDED and f.__kwdefaults__ is None:
+        short = _short_map.get((id(f.__code__), ARGUMENTS_ONLY, 1))
+    if short is None or short[1] is not f.__defaults__ or (last := short[0].fwd_last) is None or not (
+            last[0] is f or type(last[0]) is _WeakRef and last[0]() is f) or last[2] is not f.__defaults__ or (
+            short[0].numbers is not None and not _numbers_bound(short[0].numbers, (), args)):
+        return _value_and_gradient(f, args)[1]
+    info = short[0]
+    _depth.enter()
+    try:
+        level = _level.get()
+        if not level:
+            _fresh_recording()
+        token = _level.set(level + 1)
+        found = _Hits()
+        hits = _SPECIAL_HITS.set(found)
+        try:
+            try:
+                obs = observer() if _checking.get() is not None or _stack.get() else None  # (the common case)
+                if obs is not None:  # a debugging context or ADContext(check=True) sees every operation
+                    y, pb = observed_entry(obs, ARGUMENTS_ONLY, f, args, {})
+                else:
+                    try:
+                        y, tape = last[1](args[0])
+                    except Exception as e:
+                        _recording_failed(e, info, f)
+                        raise
+                    pb = (_twin_back, info, tape, 0, 1, _NOKW, f, None)
+            finally:
+                _level.reset(token)
+            checked = None
+            if found:
+                checked = _check_special(f, args, {}, found[:]), found[:]
+                found.clear()
+            seed = 1.0 if type(y) is float or type(y) is np.float64 else _seed(y)  # (`_seed`'s float case)
+            if pb is None:
+                dargs = None
+            else:
+                S = Session()
+                try:
+                    rev = None
+                    if pb[0] is _twin_back and not pb[3] and not pb[5]:  # (an observed entry's: another's)
+                        info = pb[1]
+                        rev = info.rev
+                        if rev is None and (last := info.rev_last) is not None and info.tier is None and (
+                                last[0] is f.__globals__):
+                            rev = last[1]
+                    if rev is not None:
+                        try:
+                            dparams, dcells = rev(S, pb[2], seed, None, None, None)
+                        except Exception as e:
+                            _note_transformed(e, f, "reverse mode (its reverse pass)")
+                            raise
+                        if pb[4] == info.argcount == len(dparams) and not dcells:
+                            dargs = dparams
+                        else:
+                            dargs = _twin_back_rest(pb, info, dparams, dcells, None, False, S)[1]
+                    else:
+                        dargs = pb[0](pb, seed, None, S)[1]
+                    if dargs is not None and S.boxes:
+                        dargs = _with_boxes(dargs, args, S)
+                    if S._redo and dargs is not None:  # (as `_value_and_gradient`)
+                        dargs = _Finalized(finalize(g, a) for g, a in zip(dargs, args))
+                finally:
+                    if S._redo:
+                        S.finish()
+                if found:
+                    checked = _check_special(f, args, {}, found[:]), found[:]
+                if checked is not None and callable(checked[0]) and dargs is not None \
+                        and type(dargs) is not _Finalized:
+                    checked[0](dargs, args)
+        finally:
+            _SPECIAL_HITS.reset(hits)
+    except StopIteration as e:
+        raise _stopped(f) from e
+    except Exception as e:
+        raise entry_error(e)
+    finally:
+        _depth.leave()
+    if dargs is not None and type(dargs) is not _Finalized and type(g := dargs[0]) is float and g == g:
+        return (g,)  # (finalize's first case: the common answer)
+    return _gradients_of(f, args, None, None, y, seed, dargs, pb)[1]
+
+
 def _value_and_gradient(f, args, wrt=None):
     """Both passes under one raised recursion limit (the hot path of `gradient`)."""
     if not callable(f):
@@ -749,6 +838,11 @@ def _value_and_gradient(f, args, wrt=None):
         raise entry_error(e)  # (a refusal a library turned into its own error; the user's lines)
     finally:
         _depth.leave()
+    return _gradients_of(f, args, wrt, chosen, y, seed, dargs, pb)
+
+
+def _gradients_of(f, args, wrt, chosen, y, seed, dargs, pb):
+    """`_value_and_gradient`'s answer from its passes' cotangents of the arguments, dargs."""
     if dargs is None:
         dargs = (None,) * len(args)
     if type(dargs) is _Finalized:
@@ -992,6 +1086,8 @@ def gradient(f: Callable, *args: Any, wrt: int | tuple[int, ...] | None = None) 
     """
     try:  # (`_answered`, inline: one frame less)
         try:
+            if wrt is None and len(args) == 1 and type(args[0]) is float and type(f) is _FunctionType:
+                return _float_gradient(f, args)  # (the common call: a function of one float)
             return _value_and_gradient(f, args, wrt)[1]
         except SidesTaken as e:
             return _sides_taken(f, args, wrt, e)[1]
