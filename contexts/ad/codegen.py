@@ -1718,13 +1718,8 @@ class _Gen:
                              decorator_list=[], returns=None, type_comment=None)
         at([fn], self.fdef)
         # each block's adjoint keeps the lines of the statements it mirrors
-        flags = _carried_floats(self.adjoints)
-        if flags:
-            # (the block id of the record before, for `_carried_floats`' tests: `_od_p, _od_k = _od_k, k`;
-            # none before the first record, and no block's fused case has run)
-            records.body = [assign(("_od_p", "_od_k"), tuple_(["_od_k", item("_od_rec", 0)]))]
-            fn.body[-2:-2] = at([assign(name, const(v)) for name, v in [("_od_k", None)] + [(f, False) for f in flags]],
-                                self.fdef)
+        if _carried_floats(self.adjoints):  # (no fused case has run before the first record)
+            fn.body[-2:-2] = at([assign("_od_ran", const(None))], self.fdef)
         records.body += _dispatch(hot if len(hot) <= 3 else sorted(self.adjoints), self.adjoints, self.fdef)
         return fn
 
@@ -2178,13 +2173,15 @@ def _single_use_temps(fdef) -> set[str]:
 
 def _carried_floats(blocks: dict[int, list[ast.stmt]]) -> bool:
     """A block whose whole adjoint is one binary operator's, with its float-fused case (`_float_fused`), and
-    whose result's cotangent that case sets (`r = r * x` in a loop): a record of the block after another of
-    the same block whose fused case ran finds that cotangent and the ones added to floats, as that case left
-    them (nothing else ran between), and tests only the operands (the loop's adjoint tested four types per
-    pass, a third of its time). `_od_fusedk` says block k's fused case ran last, `_od_p` the record before's block
-    (set by the loop, `_Gen.adjoint_function`); a record of another block, or a first one, tests all.
-    Rewrites those blocks in place; their flags' names."""
-    flags = []
+    whose result's cotangent that case sets (`r = r * x` in a loop): a record of the block right after another
+    of the same block whose fused case ran finds that cotangent and the ones added to floats, as that case
+    left them (nothing else ran between), and tests only the operands (the loop's adjoint tested four types
+    per pass, a third of its time). `_od_ran` holds k where block k's fused case ran last and no block has
+    run since: every other block, and that one's general case, sets it to None (it starts None,
+    `_Gen.adjoint_function`). The fused case sets the result's cotangent, so the take's `= None` moves into
+    the general case (where neither the test nor the fused case reads it). Rewrites the blocks in place;
+    whether any block is such."""
+    ks = []
     for k, stmts in blocks.items():
         start = 1 if stmts and isinstance(stmts[0], ast.Assign) and isinstance(stmts[0].value, ast.Name) \
             and stmts[0].value.id == "_od_rec" else 0
@@ -2203,14 +2200,19 @@ def _carried_floats(blocks: dict[int, list[ast.stmt]]) -> bool:
         if not any(type(b) is ast.Assign and len(b.targets) == 1 and isinstance(b.targets[0], ast.Name)
                    and b.targets[0].id == result for b in fused.body):
             continue  # (its result's cotangent is not set by the fused case: `y = a * b`, y not an operand)
-        flag = f"_od_fused{k}"
+        if any(isinstance(n, ast.Name) and n.id == result and isinstance(n.ctx, ast.Load)
+               for part in [fused.test, *fused.body] for n in ast.walk(part)):
+            continue  # (read there: the take's `= None` stays before)
         cotangents, operands = carried
-        ran = and_(compare("_od_p", ast.Eq(), const(k)), flag)
-        fused.test = and_(or_(ran, and_(*cotangents)), operands)
-        fused.body = fused.body + at([assign(flag, const(True))], fused)
-        fused.orelse = at([assign(flag, const(False))], fused) + fused.orelse
-        flags.append(flag)  # (False before the loop: `_Gen.adjoint_function`)
-    return flags
+        fused.test = and_(or_(compare("_od_ran", ast.Eq(), const(k)), and_(*cotangents)), operands)
+        fused.body = fused.body + at([assign("_od_ran", const(k))], fused)
+        fused.orelse = at([assign("_od_ran", const(None))], fused) + [clear] + fused.orelse
+        stmts.remove(clear)
+        ks.append(k)
+    for k, stmts in blocks.items():
+        if ks and k not in ks:  # (a block of another kind: no fused case ran last)
+            stmts[:0] = at([assign("_od_ran", const(None))], stmts[0] if stmts else None)
+    return bool(ks)
 
 
 def _dispatch(ks: list[int], blocks: dict[int, list[ast.stmt]], like) -> list[ast.stmt]:

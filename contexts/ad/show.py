@@ -69,9 +69,9 @@ def show_adjoint(f: Callable, active: Iterable[str] | None = None, raw: bool = F
 # -- folding the generated adjoint -------------------------------------------------------------------
 
 def _carried_flag(s: ast.stmt) -> bool:
-    """`_od_fused2 = False`: a fused case's flag (`codegen._carried_floats`), machinery."""
+    """`_od_ran = None`: which fused case ran last (`codegen._carried_floats`), machinery."""
     return (type(s) is ast.Assign and len(s.targets) == 1 and isinstance(s.targets[0], ast.Name)
-            and re.fullmatch(r"_od_fused[0-9]+", s.targets[0].id) is not None)
+            and s.targets[0].id == "_od_ran")
 
 
 def _fold(stmts: list[ast.stmt]) -> list[ast.stmt]:

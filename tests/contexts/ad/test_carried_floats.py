@@ -126,6 +126,6 @@ def test_a_cotangent_that_is_none_for_the_later_records():
 
 
 def test_the_folded_adjoint_shows_no_flag():
-    assert "_od_fused" in show_adjoint(loop_pow, raw=True)  # (the loop's block is one these tests reach)
+    assert "_od_ran" in show_adjoint(loop_pow, raw=True)  # (the loop's block is one these tests reach)
     text = show_adjoint(loop_pow)
     assert "_od_" not in text and "fused" not in text
