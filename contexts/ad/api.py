@@ -32,6 +32,8 @@ from .codegen import ARGUMENTS_ONLY, CELLS_CONSTANT, EVERY_ARGUMENT
 from .observe import _check as _checking, observed_entry, observer
 from . import runtime as _runtime
 from .runtime import _NOKW, UnsupportedFunction, _rules, _twin_call, call, override_rules, restore_rules
+from .runtime import (_GUARDED, _NEVER_CONSTANT, _WeakRef, _numbers_bound, _recording_failed, _short_map, _twin_back,
+                      _twin_back_rest, note_transformed as _note_transformed)
 from ..rules.cotangents import SeqBox, Tangent, acc as acc_cotangents, fields_of, has_fields
 from .helpers import _THREAD
 from ..forward.api import integer_refused, same_numbers
@@ -647,6 +649,95 @@ def _wrt_mask(args: tuple, wrt) -> tuple[tuple, int]:
 _IMMUTABLE = (numbers.Number, str, bytes, type(None), np.generic)
 
 
+def _float_gradient(f, args):
+    """`_value_and_gradient(f, args)[1]` for a Python function of one float (`args`) whose twin and adjoint an
+    earlier call made, as its steps (kept in step with it) without the tests their kinds answer: the
+    arguments', `wrt`'s, the pullback's shape (`_twin_call`'s short key and `_twin_back`'s first case, inline
+    there). Where the twin is not at hand, before anything runs: `_value_and_gradient`."""
+    short = None
+    if _rules.get(f) is None and not _runtime._overriding and not _GUARDED and f.__kwdefaults__ is None:
+        short = _short_map.get((id(f.__code__), ARGUMENTS_ONLY, 1))
+    if short is None or short[1] is not f.__defaults__ or (last := short[0].fwd_last) is None or not (
+            last[0] is f or type(last[0]) is _WeakRef and last[0]() is f) or last[2] is not f.__defaults__ or (
+            short[0].numbers is not None and not _numbers_bound(short[0].numbers, (), args)):
+        return _value_and_gradient(f, args)[1]
+    info = short[0]
+    _depth.enter()
+    try:
+        level = _level.get()
+        if not level:
+            _fresh_recording()
+        token = _level.set(level + 1)
+        found = _Hits()
+        hits = _SPECIAL_HITS.set(found)
+        try:
+            try:
+                obs = observer() if _checking.get() is not None or _stack.get() else None  # (the common case)
+                if obs is not None:  # a debugging context or ADContext(check=True) sees every operation
+                    y, pb = observed_entry(obs, ARGUMENTS_ONLY, f, args, {})
+                else:
+                    try:
+                        y, tape = last[1](args[0])
+                    except Exception as e:
+                        _recording_failed(e, info, f)
+                        raise
+                    pb = (_twin_back, info, tape, 0, 1, _NOKW, f, None)
+            finally:
+                _level.reset(token)
+            checked = None
+            if found:
+                checked = _check_special(f, args, {}, found[:]), found[:]
+                found.clear()
+            seed = 1.0 if type(y) is float or type(y) is np.float64 else _seed(y)  # (`_seed`'s float case)
+            if pb is None:
+                dargs = None
+            else:
+                S = Session()
+                try:
+                    rev = None
+                    if pb[0] is _twin_back and not pb[3] and not pb[5]:  # (an observed entry's: another's)
+                        info = pb[1]
+                        rev = info.rev
+                        if rev is None and (last := info.rev_last) is not None and info.tier is None and (
+                                last[0] is f.__globals__):
+                            rev = last[1]
+                    if rev is not None:
+                        try:
+                            dparams, dcells = rev(S, pb[2], seed, None, None, None)
+                        except Exception as e:
+                            _note_transformed(e, f, "reverse mode (its reverse pass)")
+                            raise
+                        if pb[4] == info.argcount == len(dparams) and not dcells:
+                            dargs = dparams
+                        else:
+                            dargs = _twin_back_rest(pb, info, dparams, dcells, None, False, S)[1]
+                    else:
+                        dargs = pb[0](pb, seed, None, S)[1]
+                    if dargs is not None and S.boxes:
+                        dargs = _with_boxes(dargs, args, S)
+                    if S._redo and dargs is not None:  # (as `_value_and_gradient`)
+                        dargs = _Finalized(finalize(g, a) for g, a in zip(dargs, args))
+                finally:
+                    if S._redo:
+                        S.finish()
+                if found:
+                    checked = _check_special(f, args, {}, found[:]), found[:]
+                if checked is not None and callable(checked[0]) and dargs is not None \
+                        and type(dargs) is not _Finalized:
+                    checked[0](dargs, args)
+        finally:
+            _SPECIAL_HITS.reset(hits)
+    except StopIteration as e:
+        raise _stopped(f) from e
+    except Exception as e:
+        raise entry_error(e)
+    finally:
+        _depth.leave()
+    if dargs is not None and type(dargs) is not _Finalized and type(g := dargs[0]) is float and g == g:
+        return (g,)  # (finalize's first case: the common answer)
+    return _gradients_of(f, args, None, None, y, seed, dargs, pb)[1]
+
+
 def _value_and_gradient(f, args, wrt=None):
     """Both passes under one raised recursion limit (the hot path of `gradient`)."""
     if not callable(f):
@@ -669,8 +760,25 @@ def _value_and_gradient(f, args, wrt=None):
                 obs = observer() if _checking.get() is not None or _stack.get() else None  # (the common case)
                 if obs is None:  # f's own gradient (its cells) is not wanted
                     if type(f) is _FunctionType and _rules.get(f) is None and not _runtime._overriding:
-                        # (`call`'s first case, inline)
-                        y, pb = _twin_call(mask if chosen is None else mask | CELLS_CONSTANT, f, (), args, _NOKW)
+                        # (`call`'s first case, inline; and `_twin_call`'s short key, inline: a twin made by
+                        # an earlier call, for arguments of these types, run without the two calls between)
+                        short = None
+                        if chosen is None and not _GUARDED and f.__kwdefaults__ is None:
+                            short = _short_map.get((id(f.__code__), ARGUMENTS_ONLY, len(args)))
+                        if short is not None and short[1] is f.__defaults__ and (
+                                last := short[0].fwd_last) is not None and (
+                                last[0] is f or type(last[0]) is _WeakRef and last[0]() is f) and (
+                                last[2] is f.__defaults__) and (len(args) == 1 and type(args[0]) is float or _of_types(
+                                    args, _NEVER_CONSTANT)) and (
+                                short[0].numbers is None or _numbers_bound(short[0].numbers, (), args)):
+                            try:
+                                y, tape = last[1](*args)
+                            except Exception as e:
+                                _recording_failed(e, short[0], f)
+                                raise
+                            pb = (_twin_back, short[0], tape, 0, len(args), _NOKW, f, None)
+                        else:
+                            y, pb = _twin_call(mask if chosen is None else mask | CELLS_CONSTANT, f, (), args, _NOKW)
                     else:
                         y, pb = call(mask, f, *args)
                 else:  # a debugging context or ADContext(check=True) sees every operation
@@ -687,7 +795,26 @@ def _value_and_gradient(f, args, wrt=None):
             else:
                 S = Session()
                 try:
-                    dargs = pb[0](pb, seed, None, S)[1]
+                    rev = None
+                    if pb[0] is _twin_back and not pb[3] and not pb[5]:
+                        # (`_twin_back`'s first case, inline: f's adjoint made by an earlier call)
+                        info = pb[1]
+                        rev = info.rev
+                        if rev is None and (last := info.rev_last) is not None and info.tier is None and (
+                                last[0] is f.__globals__):
+                            rev = last[1]
+                    if rev is not None:
+                        try:
+                            dparams, dcells = rev(S, pb[2], seed, None, None, None)
+                        except Exception as e:
+                            _note_transformed(e, f, "reverse mode (its reverse pass)")
+                            raise
+                        if pb[4] == info.argcount == len(dparams) and not dcells:
+                            dargs = dparams
+                        else:
+                            dargs = _twin_back_rest(pb, info, dparams, dcells, None, False, S)[1]
+                    else:
+                        dargs = pb[0](pb, seed, None, S)[1]
                     if dargs is not None and S.boxes:
                         dargs = _with_boxes(dargs, args, S)
                     if S._redo and dargs is not None:
@@ -711,6 +838,11 @@ def _value_and_gradient(f, args, wrt=None):
         raise entry_error(e)  # (a refusal a library turned into its own error; the user's lines)
     finally:
         _depth.leave()
+    return _gradients_of(f, args, wrt, chosen, y, seed, dargs, pb)
+
+
+def _gradients_of(f, args, wrt, chosen, y, seed, dargs, pb):
+    """`_value_and_gradient`'s answer from its passes' cotangents of the arguments, dargs."""
     if dargs is None:
         dargs = (None,) * len(args)
     if type(dargs) is _Finalized:
@@ -722,8 +854,12 @@ def _value_and_gradient(f, args, wrt=None):
         if type(g) is float and type(args[0]) is float and g == g:  # (finalize's first case, inline)
             return y, (g,)
         grads = (finalize(g, args[0]),)
-    else:
-        grads = tuple([finalize(g, a) for g, a in zip(dargs, args)])
+    else:  # (finalize's first two cases, inline: a float's float cotangent, an int's None; a loop, not a
+        grads = []  # comprehension, which makes a function per call)
+        for g, a in zip(dargs, args):
+            grads.append(g if type(g) is float and type(a) is float else 0 if g is None and type(a) is int
+                         else finalize(g, a))
+        grads = tuple(grads)
     if _nan_where_finite(grads, y):  # (0 * inf on the way back: forward mode may carry it to where it ends)
         grads = _nan_by_forward(f, args, chosen or tuple(range(len(args))), grads)
     if type(seed) is dict:  # (an output of a registered container kind: pint's units)
@@ -736,23 +872,37 @@ def _value_and_gradient(f, args, wrt=None):
     return y, grads
 
 
+def _of_types(args: tuple, types_) -> bool:
+    """Every argument's type is one of `types_` (a set)."""
+    for a in args:
+        if type(a) not in types_:
+            return False
+    return True
+
+
 def _counted_ints(args: tuple, chosen, pb) -> list:
     """The positions of the differentiated integers among args (a Python int, a numpy integer, or a list or
     tuple holding them) that f's twin does not take as steering only (`n` of `while n > 0: n -= 1`, which
     reaches no value: `pb`'s twin leaves it out of its active names, or binds it to numbers, `info.numbers`)."""
     out = []
-    for i, a in enumerate(args):
+    i = -1
+    for a in args:
+        i += 1
         ta = type(a)
-        if ta is float or ta is np.ndarray or ta is bool:
+        if ta is float or ta is _NDARRAY or ta is bool:
             continue
-        if (ta is int or isinstance(a, np.integer) or (ta is list or ta is tuple) and any(
-                type(v) is int or isinstance(v, np.integer) for v in a)) and (chosen is None or i in chosen):
+        if (ta is int or isinstance(a, _INTEGER) or (ta is list or ta is tuple) and any(
+                type(v) is int or isinstance(v, _INTEGER) for v in a)) and (chosen is None or i in chosen):
             out.append(i)
-    if out and pb is not None and pb[0] is _runtime._twin_back and not pb[3]:  # (f's own twin, no `self`)
+    if out and pb is not None and pb[0] is _twin_back and not pb[3]:  # (f's own twin, no `self`)
         info = pb[1]
         names = info.names
         steering = info.numbers or ()
-        out = [i for i in out if i not in steering and (i >= info.argcount or names[i] in info.active)]
+        kept = []  # (a loop, not a comprehension: the common answer is none, for a counter `n` as here)
+        for i in out:
+            if i not in steering and (i >= info.argcount or names[i] in info.active):
+                kept.append(i)
+        out = kept
     return out
 
 
@@ -806,8 +956,10 @@ def _nan_where_finite(grads: tuple, y) -> bool:
     entries themselves and changes only NaN ones; a no is never wrong."""
     for g in grads:
         tg = type(g)
-        if ((tg is float or tg is np.float64 or tg is complex or tg is np.complex128) and g != g) or (
-                tg is np.ndarray and g.dtype.kind == "f" and g.size and _has_nan(g)):
+        if tg is int:  # (a counter's 0: the common other case, before the tests of numpy's types)
+            continue
+        if ((tg is float or tg is _FLOAT64 or tg is complex or tg is _COMPLEX128) and g != g) or (
+                tg is _NDARRAY and g.dtype.kind == "f" and g.size and _has_nan(g)):
             break
     else:
         return False
@@ -835,6 +987,7 @@ def _has_nan(g: np.ndarray) -> bool:
 
 
 _F8 = np.dtype(np.float64)
+_FLOAT64, _COMPLEX128, _NDARRAY, _INTEGER = np.float64, np.complex128, np.ndarray, np.integer
 _add_reduce = np.add.reduce
 _sum_f8 = _generic.sum_f8
 _isnan = math.isnan  # (of a numpy scalar: it converts to a float; np.float16/32 sums too)
@@ -931,7 +1084,17 @@ def gradient(f: Callable, *args: Any, wrt: int | tuple[int, ...] | None = None) 
     >>> gradient(lambda x, y: x * y + y, 2.0, 3.0, wrt=1)
     (3.0,)
     """
-    return _answered(f, args, wrt)[1]
+    try:  # (`_answered`, inline: one frame less)
+        try:
+            if wrt is None and len(args) == 1 and type(args[0]) is float and type(f) is _FunctionType:
+                return _float_gradient(f, args)  # (the common call: a function of one float)
+            return _value_and_gradient(f, args, wrt)[1]
+        except SidesTaken as e:
+            return _sides_taken(f, args, wrt, e)[1]
+    except LIMITS as e:
+        if not BY_FORWARD or _level.get():
+            raise
+        return BY_FORWARD[0](f, args, wrt, e)[1]
 
 
 def vjp(f: Callable, primals: tuple, cotangents: Any) -> tuple[Any, tuple]:

@@ -44,7 +44,7 @@ from ..rules.registry import registry
 __all__ = ["generate", "Generated", "HELPERS"]
 
 # Helper free variables the generated code uses (filled by contexts.ad.runtime).
-HELPERS = ("__od_endless__", "__od_call__", "__od_acc__", "__od_binop_adj__", "__od_getattr_adj__", "__od_getitem_adj__",
+HELPERS = ("__od_endless__", "__od_call__", "__od_hot_float__", "__od_acc__", "__od_binop_adj__", "__od_getattr_adj__", "__od_getitem_adj__",
            "__od_getitem_index_adj__",
            "__od_display_adj__", "__od_cell_cot__", "__od_setattr__", "__od_setattr_adj__", "__od_setattr_views__",
            "__od_setattr_merge__",
@@ -1138,6 +1138,7 @@ class _Gen:
             if fused is not None:  # (adj[:2] takes the result's cotangent into `_od_g`: `take`)
                 adj = adj[:2] + [if_(fused[0], fused[1], adj[2:])]
                 adj[2]._od_float_fused = True  # (`show_adjoint` prints the general adjoint, its `else`)
+                adj[2]._od_fused_checks = fused[2]  # (`_carried_floats`)
         else:
             adj.append(_given("_od_g", generic + added))
         return [s, *post], need, adj
@@ -1152,8 +1153,10 @@ class _Gen:
         checks = [is_(call("__od_type__", "_od_g"), "__od_float__")]
         if isinstance(op, (ast.Mult, ast.Div)):  # (a sum's test checks `_od_g` itself)
             checks.append(test)
+            operand_test = test
         else:
             checks = [test]
+            operand_test = None
         if any(isinstance(n, ast.Constant) and n.value is False for n in all_nodes(test)):
             return None
         body, added = [], set()
@@ -1170,7 +1173,23 @@ class _Gen:
                 added.add(x.id)
                 checks.append(is_(call("__od_type__", dn), "__od_float__"))
             body.append(assign(dn, binop(dn, ast.Add(), copy.deepcopy(expr))))
-        return and_(*checks), body
+        # (the checks of the cotangents, `_od_g`'s and those added to, apart from the operands': the body
+        # leaves each added-to cotangent a float, which `_carried_floats` takes for the next record's)
+        carried = None if operand_test is None else ([checks[0]] + checks[2:], operand_test)
+        return and_(*checks), body, carried
+
+    def _builtin_callee(self, func: ast.expr) -> bool:
+        """func names a C function of a module (`math.sin`, or `sin` taken from math), as the module's globals
+        hold it now (the call checks again each time: `runtime.hot_float_call`)."""
+        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
+            if func.value.id in self.own_names:
+                return False
+            owner = self.globals_.get(func.value.id)
+            return isinstance(owner, types.ModuleType) and isinstance(
+                getattr(owner, func.attr, None), types.BuiltinFunctionType)
+        if isinstance(func, ast.Name) and func.id not in self.own_names:
+            return isinstance(self.globals_.get(func.id), types.BuiltinFunctionType)
+        return False
 
     def call(self, s, name, v: ast.Call):
         pb = self.fresh("_od_pb")
@@ -1213,6 +1232,16 @@ class _Gen:
         recorded = ast.Call(func=load("__od_call__"), args=[const(mask), func, *(user(a) for a in v.args)],
                             keywords=[ast.keyword(arg=k.arg, value=user(k.value)) for k in v.keywords])
         fwd_call = fetch + at([assign((name, pb), recorded)], s)
+        if (not self.observed and not fetch and not v.keywords and len(v.args) == 1
+                and isinstance(v.args[0], (ast.Name, ast.Constant)) and self._builtin_callee(v.func)):
+            # `math.sin(x)`: `call`'s case of a math function of a float tried first, without `call`'s other
+            # tests (`runtime.hot_float_call`, None for anything else: then `call` as before). The function
+            # is read once, into `_od_fn<n>`; the argument, a name or a constant, is read by both.
+            num = pb[len("_od_pb"):]
+            fn_var, hot = f"_od_fn{num}", f"_od_hot{num}"
+            recorded.args[1] = load(fn_var)
+            fwd_call = at([assign(fn_var, func), assign(hot, call("__od_hot_float__", fn_var, user(v.args[0]))),
+                           if_(is_none(hot), [assign((name, pb), recorded)], [assign((name, pb), hot)])], s)
         if (isinstance(v.func, ast.Attribute) and v.func.attr in _LOOKUPS and v.args
                 and not isinstance(v.args[0], ast.Starred) and self.is_active(v.args[0])):
             # `memo.get(x)`: a dict's hit by a differentiated key is refused (`helpers.key_lookup`)
@@ -1692,6 +1721,8 @@ class _Gen:
                              decorator_list=[], returns=None, type_comment=None)
         at([fn], self.fdef)
         # each block's adjoint keeps the lines of the statements it mirrors
+        if _carried_floats(self.adjoints):  # (no fused case has run before the first record)
+            fn.body[-2:-2] = at([assign("_od_ran", const(None))], self.fdef)
         records.body += _dispatch(hot if len(hot) <= 3 else sorted(self.adjoints), self.adjoints, self.fdef)
         return fn
 
@@ -2141,6 +2172,50 @@ def _single_use_temps(fdef) -> set[str]:
                     loads[m.id] = loads.get(m.id, 0) + 2
     return {t for t, k in stores.items()
             if k == 1 and loads.get(t, 0) == 1 and load_loops.get(t) == store_loops.get(t)}
+
+
+def _carried_floats(blocks: dict[int, list[ast.stmt]]) -> bool:
+    """A block whose whole adjoint is one binary operator's, with its float-fused case (`_float_fused`), and
+    whose result's cotangent that case sets (`r = r * x` in a loop): a record of the block right after another
+    of the same block whose fused case ran finds that cotangent and the ones added to floats, as that case
+    left them (nothing else ran between), and tests only the operands (the loop's adjoint tested four types
+    per pass, a third of its time). `_od_ran` holds k where block k's fused case ran last and no block has
+    run since: every other block, and that one's general case, sets it to None (it starts None,
+    `_Gen.adjoint_function`). The fused case sets the result's cotangent, so the take's `= None` moves into
+    the general case (where neither the test nor the fused case reads it). Rewrites the blocks in place;
+    whether any block is such."""
+    ks = []
+    for k, stmts in blocks.items():
+        start = 1 if stmts and isinstance(stmts[0], ast.Assign) and isinstance(stmts[0].value, ast.Name) \
+            and stmts[0].value.id == "_od_rec" else 0
+        if len(stmts) != start + 3:
+            continue
+        take, clear, fused = stmts[start:]
+        carried = getattr(fused, "_od_fused_checks", None)
+        if carried is None or not (
+                type(take) is ast.Assign and len(take.targets) == 1 and isinstance(take.targets[0], ast.Name)
+                and take.targets[0].id == "_od_g" and isinstance(take.value, ast.Name)
+                and type(clear) is ast.Assign and len(clear.targets) == 1 and isinstance(clear.targets[0], ast.Name)
+                and clear.targets[0].id == take.value.id and isinstance(clear.value, ast.Constant)
+                and clear.value.value is None):
+            continue
+        result = take.value.id
+        if not any(type(b) is ast.Assign and len(b.targets) == 1 and isinstance(b.targets[0], ast.Name)
+                   and b.targets[0].id == result for b in fused.body):
+            continue  # (its result's cotangent is not set by the fused case: `y = a * b`, y not an operand)
+        if any(isinstance(n, ast.Name) and n.id == result and isinstance(n.ctx, ast.Load)
+               for part in [fused.test, *fused.body] for n in ast.walk(part)):
+            continue  # (read there: the take's `= None` stays before)
+        cotangents, operands = carried
+        fused.test = and_(or_(compare("_od_ran", ast.Eq(), const(k)), and_(*cotangents)), operands)
+        fused.body = fused.body + at([assign("_od_ran", const(k))], fused)
+        fused.orelse = at([assign("_od_ran", const(None))], fused) + [clear] + fused.orelse
+        stmts.remove(clear)
+        ks.append(k)
+    for k, stmts in blocks.items():
+        if ks and k not in ks:  # (a block of another kind: no fused case ran last)
+            stmts[:0] = at([assign("_od_ran", const(None))], stmts[0] if stmts else None)
+    return bool(ks)
 
 
 def _dispatch(ks: list[int], blocks: dict[int, list[ast.stmt]], like) -> list[ast.stmt]:

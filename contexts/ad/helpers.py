@@ -546,7 +546,7 @@ def carry_boxes(S, y0, y1):
             S.box(v1, box)
         else:  # (the box itself: an owner's field entry may be this very box, read as one, not twice)
             boxes[id(v1)] = box
-            S.keep.append(v1)
+            S.kept(v1)
 
 
 def _same_shape(v0, v1) -> bool:
@@ -1247,7 +1247,7 @@ def getattr_adj(S, dobj, g, obj, attr, result, pb=False):
             box = S.boxes.get(id(obj))
             if box is None:
                 box = S.boxes[id(obj)] = Tangent()
-                S.keep.append(obj)
+                S.kept(obj)
             if not isinstance(box, dict):
                 raise runtime.UnsupportedFunction(
                     f"reverse mode does not differentiate through the attribute .{attr} of a {type(obj).__name__} "
@@ -1461,7 +1461,8 @@ def getitem_adj(S, dobj, g, obj, idx):
             and obj.dtype.kind == "f"):
         # an element read (`x[i]` in a loop): its cotangent is added in place to an array the session
         # made for x and nobody else holds, instead of a new array per read (which is quadratic)
-        own = S.scatter.get(id(obj))
+        scatter = S.scatter
+        own = scatter.get(id(obj)) if scatter is not None else None
         if own is not None and own[1] is dobj:
             dobj[idx] += g
             return dobj
@@ -1473,7 +1474,9 @@ def getitem_adj(S, dobj, g, obj, idx):
             acc_ = None
         if acc_ is not None:
             acc_[idx] += g
-            S.scatter[id(obj)] = (obj, acc_)
+            if scatter is None:
+                scatter = S.scatter = {}
+            scatter[id(obj)] = (obj, acc_)
             return acc_
     if type(obj) is not _NDARRAY and isinstance(obj, np.ndarray) and type(
             gi := getattr(type(obj), "__getitem__", None)) is types.FunctionType and not type(
@@ -3636,7 +3639,7 @@ _isfinite = math.isfinite
 
 
 HELPER_IMPLS = {
-    "__od_call__": runtime.call, "__od_acc__": acc, "__od_binop_adj__": binop_adj,
+    "__od_call__": runtime.call, "__od_hot_float__": runtime.hot_float_call, "__od_acc__": acc, "__od_binop_adj__": binop_adj,
     "__od_getattr_adj__": getattr_adj, "__od_getitem_adj__": getitem_adj,
     "__od_getitem_index_adj__": getitem_index_adj, "__od_display_adj__": display_adj,
     "__od_cell_cot__": cell_cot, "__od_setattr__": setattr_,
@@ -3668,5 +3671,6 @@ assert set(HELPER_IMPLS) == set(HELPERS)
 HELPER_CELLS = {k: types.CellType(v) for k, v in HELPER_IMPLS.items()}
 # the helpers of observed twins (contexts.ad.observe): the same, but for the three that report
 OBSERVED_CELLS = {**HELPER_CELLS, "__od_call__": types.CellType(observe.observed_call),
+                  "__od_hot_float__": types.CellType(lambda f, x: None),  # (every call `observed_call`'s)
                   "__od_binop__": types.CellType(observe.observed_binop),
                   "__od_binop_adj__": types.CellType(observe.observed_binop_adj)}

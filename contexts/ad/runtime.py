@@ -310,6 +310,22 @@ def _plain_back(pb, dy, dself, S):
         return None, _unknown_back(dy, args), None  # (a use of an unknown cotangent: unknown wherever it may go)
 
 
+def hot_float_call(f, x):
+    """`call(mask, f, x)`'s case of a math function of a float with a float partial (`Rule.hot_float`:
+    `math.sin(x)`), for a twin's call of a module's C function on one argument (`codegen`), without `call`'s
+    other tests; None for anything else, which the twin then hands to `call` (whose tests say the same)."""
+    if type(x) is float and type(f) is _BUILTIN and not _TEXTS and not _overriding:
+        rule = _rules.get(f)  # (a builtin function or method hashes by identity: no TypeError)
+        if rule is not None:
+            plan = rule.plan
+            if plan and plan[6] is not None:  # (a builtin's plan takes any number of arguments)
+                y = plan[0](x)
+                if type(y) is float:
+                    return y, (_float_back, plan[6], y, x, plan[1])
+                return y, (_plain_back, plan[1], y, (x,))
+    return None
+
+
 def _needed_back(pb, dy, dself, S):
     """`_plain_back` for a rule marked `meta["by_need"]`, its adjoint told which arguments the call may
     differentiate (`cotangents.NEEDED`: the others' partials are not computed)."""

@@ -68,10 +68,17 @@ def show_adjoint(f: Callable, active: Iterable[str] | None = None, raw: bool = F
 
 # -- folding the generated adjoint -------------------------------------------------------------------
 
+def _carried_flag(s: ast.stmt) -> bool:
+    """`_od_ran = None`: which fused case ran last (`codegen._carried_floats`), machinery."""
+    return (type(s) is ast.Assign and len(s.targets) == 1 and isinstance(s.targets[0], ast.Name)
+            and s.targets[0].id == "_od_ran")
+
+
 def _fold(stmts: list[ast.stmt]) -> list[ast.stmt]:
     """A block's adjoint statements with the machinery folded away (see the module's docstring)."""
     out: list[ast.stmt] = []
     stmts = [t for s in stmts for t in (s.orelse if getattr(s, "_od_float_fused", False) else [s])]
+    stmts = [s for s in stmts if not _carried_flag(s)]
     stmts = [s for s in stmts if not _new_list_box(s) and not _held(s)]
     i = 0
     while i < len(stmts):

@@ -170,8 +170,10 @@ class Session:
 
     def __init__(self):
         self.boxes: dict[int, object] = {}
-        self.keep: list = []   # the objects whose ids key `boxes`, kept alive for the pass
-        self._redo: list = []  # (fn, args) re-applying the mutations the reverse pass undid
+        # (`keep`, `_redo` and `scatter` are made by their first use, `kept`, `redo` and the element reads': most
+        # passes use none, and three containers made per pass were a tenth of a small function's gradient)
+        self.keep: list | None = None   # the objects whose ids key `boxes`, kept alive for the pass
+        self._redo: list | None = None  # (fn, args) re-applying the mutations the reverse pass undid
         # for calls that may mutate array arguments in place (ufunc.at, out=): the cotangents the caller
         # holds for the call's positional arguments and its `out=` array, set just before the pullback
         self.dins = None  # a tuple, set by the adjoint around the pullback; None: not handed
@@ -183,12 +185,22 @@ class Session:
         self.took = 0
         # id(array) -> (array, the cotangent array element reads of it accumulate into in place): made by
         # the session, held by one cotangent variable at a time (a read that finds another starts anew)
-        self.scatter: dict[int, tuple] = {}
+        self.scatter: dict[int, tuple] | None = None
+
+    def kept(self, obj) -> None:
+        """Keep obj alive for the pass (its id keys `boxes`)."""
+        if self.keep is None:
+            self.keep = [obj]
+        else:
+            self.keep.append(obj)
 
     def redo(self, fn, *args) -> None:
         """A change the reverse pass has undone (for the adjoints before it): `fn(*args)` re-applies it
         when the pass ends, so the primal state is as the function left it."""
-        self._redo.append((fn, args))
+        if self._redo is None:
+            self._redo = [(fn, args)]
+        else:
+            self._redo.append((fn, args))
 
     def held(self, i: int):
         """The cotangent the caller holds for positional argument i of the call being pulled back (an
@@ -214,7 +226,7 @@ class Session:
                 b = self.boxes[key] = self.box(owner)
             else:
                 b = self.boxes[key] = _new_box(obj)
-            self.keep.append(obj)
+            self.kept(obj)
         if d is not None and d is not b:
             if type(d) is Refused and type(b) is SeqBox and isinstance(obj, (list, tuple)):
                 # (a rule's unknown cotangent for a whole list, `eigh` of a covariance given as a list display of
