@@ -649,6 +649,38 @@ def _wrt_mask(args: tuple, wrt) -> tuple[tuple, int]:
 _IMMUTABLE = (numbers.Number, str, bytes, type(None), np.generic)
 
 
+def _reverse_pass(f, pb, seed, args, S):
+    """The gradients of a call of f recorded as pb, seeded with `seed`, in the session S: `_twin_back`'s first case
+    inline where f's adjoint was made by an earlier call (the entries' common case), the pullback otherwise; the
+    boxes' cotangents of the arguments, and the arguments as the reverse pass left them (`finalize`)."""
+    rev = None
+    if pb[0] is _twin_back and not pb[3] and not pb[5]:  # (an observed entry's pullback is another's)
+        info = pb[1]
+        rev = info.rev
+        if rev is None and (last := info.rev_last) is not None and info.tier is None and last[0] is f.__globals__:
+            rev = last[1]
+    if rev is not None:
+        try:
+            dparams, dcells = rev(S, pb[2], seed, None, None, None)
+        except Exception as e:
+            _note_transformed(e, f, "reverse mode (its reverse pass)")
+            raise
+        if pb[4] == info.argcount == len(dparams) and not dcells:
+            dargs = dparams
+        else:
+            dargs = _twin_back_rest(pb, info, dparams, dcells, None, False, S)[1]
+    else:
+        dargs = pb[0](pb, seed, None, S)[1]
+    if dargs is not None and S.boxes:
+        dargs = _with_boxes(dargs, args, S)
+    if S._redo and dargs is not None:
+        # the arguments as they were given, before the changes the reverse pass undid are made again: an entry f
+        # popped from a dict argument has its gradient (the argument as f left it was mirrored: `d.pop("a")`'s
+        # derivative was missing, gen22 W8)
+        dargs = _Finalized(finalize(g, a) for g, a in zip(dargs, args))
+    return dargs
+
+
 def _float_gradient(f, args):
     """`_value_and_gradient(f, args)[1]` for a Python function of one float (`args`) whose twin and adjoint an
     earlier call made, as its steps (kept in step with it) without the tests their kinds answer: the
@@ -694,29 +726,7 @@ def _float_gradient(f, args):
             else:
                 S = Session()
                 try:
-                    rev = None
-                    if pb[0] is _twin_back and not pb[3] and not pb[5]:  # (an observed entry's: another's)
-                        info = pb[1]
-                        rev = info.rev
-                        if rev is None and (last := info.rev_last) is not None and info.tier is None and (
-                                last[0] is f.__globals__):
-                            rev = last[1]
-                    if rev is not None:
-                        try:
-                            dparams, dcells = rev(S, pb[2], seed, None, None, None)
-                        except Exception as e:
-                            _note_transformed(e, f, "reverse mode (its reverse pass)")
-                            raise
-                        if pb[4] == info.argcount == len(dparams) and not dcells:
-                            dargs = dparams
-                        else:
-                            dargs = _twin_back_rest(pb, info, dparams, dcells, None, False, S)[1]
-                    else:
-                        dargs = pb[0](pb, seed, None, S)[1]
-                    if dargs is not None and S.boxes:
-                        dargs = _with_boxes(dargs, args, S)
-                    if S._redo and dargs is not None:  # (as `_value_and_gradient`)
-                        dargs = _Finalized(finalize(g, a) for g, a in zip(dargs, args))
+                    dargs = _reverse_pass(f, pb, seed, args, S)
                 finally:
                     if S._redo:
                         S.finish()
@@ -795,33 +805,7 @@ def _value_and_gradient(f, args, wrt=None):
             else:
                 S = Session()
                 try:
-                    rev = None
-                    if pb[0] is _twin_back and not pb[3] and not pb[5]:
-                        # (`_twin_back`'s first case, inline: f's adjoint made by an earlier call)
-                        info = pb[1]
-                        rev = info.rev
-                        if rev is None and (last := info.rev_last) is not None and info.tier is None and (
-                                last[0] is f.__globals__):
-                            rev = last[1]
-                    if rev is not None:
-                        try:
-                            dparams, dcells = rev(S, pb[2], seed, None, None, None)
-                        except Exception as e:
-                            _note_transformed(e, f, "reverse mode (its reverse pass)")
-                            raise
-                        if pb[4] == info.argcount == len(dparams) and not dcells:
-                            dargs = dparams
-                        else:
-                            dargs = _twin_back_rest(pb, info, dparams, dcells, None, False, S)[1]
-                    else:
-                        dargs = pb[0](pb, seed, None, S)[1]
-                    if dargs is not None and S.boxes:
-                        dargs = _with_boxes(dargs, args, S)
-                    if S._redo and dargs is not None:
-                        # the arguments as they were given, before the changes the reverse pass undid are made
-                        # again: an entry f popped from a dict argument has its gradient (the argument as f left it
-                        # was mirrored: `d.pop("a")`'s derivative was missing, gen22 W8)
-                        dargs = _Finalized(finalize(g, a) for g, a in zip(dargs, args))
+                    dargs = _reverse_pass(f, pb, seed, args, S)
                 finally:
                     if S._redo:  # (the common case: nothing to redo, no call)
                         S.finish()
