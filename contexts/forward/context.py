@@ -498,6 +498,12 @@ class ForwardContext(overdub.Context):
                     # a rule's own helper declared without derivative (a k-d tree's search on values): run on the
                     # values, as its rule says (recursed, its compiled call met the stand-in it serves, endlessly)
                     return fn(*primal_tree(args), **{k: primal_tree(v) for k, v in kwargs.items()})
+                if type(fn) is types.FunctionType and fn.__code__.co_filename.startswith(_RULES_DIR) \
+                        and (rule := registry.rules.get(fn)) is not None and rule.frule is not None:
+                    # a rule's own primitive with a rule of its own, given duals inside a list (a stand-in's
+                    # fallback to numpy's iterator of several operands, `indexing.numpy_nditer`): by its rule
+                    # (recursed, its C call met the stand-in again, endlessly)
+                    return self._primitive(site, fn, args, kwargs)
                 if overdub.is_recursable(fn) and not _native(fn):
                     if (step := bisects(method_function(fn))) is not None and not (
                             dual_free(args) and dual_free(kwargs) and dual_free(fn)) \

@@ -280,12 +280,171 @@ def _laid_out_as(op: np.ndarray) -> np.ndarray:
     return positions
 
 
+# flags the stand-in follows: what it tracks (indices), and what changes nothing the items are (their copy
+# through a buffer holds the same values; zero sizes and references are numpy's checks, made by numpy's own call)
+_NDITER_FLAGS = frozenset({"multi_index", "c_index", "f_index", "buffered", "refs_ok", "zerosize_ok", "grow_inner",
+                           "delay_bufalloc", "copy_if_overlap", "common_dtype"})
+_NDITER_OP_FLAGS = frozenset({"readonly", "readwrite", "writeonly", "no_broadcast", "contig", "aligned", "nbo",
+                              "copy", "updateifcopy", "overlap_assume_elementwise"})
+
+
+class NdIter:
+    """np.nditer of one array as the Python it amounts to (`Rule.stand_in`, both modes): its items are 0-d
+    views of the operand's elements, drawn in numpy's order (`_draw_order`: order='K' follows memory), so a
+    read is an element read and `item[...] = v` of a written operand is a store into the array, which the
+    engines follow. numpy's C iterator was refused where drawn by `next(it)` or written (pyorb's
+    `mean_to_eccentric`: `Ec = next(Eit); Ec[...] = E_calc`), and in forward mode at all.
+
+    Several operands (broadcasting, an allocated output), `external_loop` (items are runs of elements) and
+    casts to another type are numpy's own iterator, refused as before where a derivative reaches them."""
+
+    def __init__(self, op, draws, flags, op_flags):
+        self.operands = (op,)
+        self._op = op
+        self._draws = draws
+        self._flags = flags
+        self._op_flags = op_flags
+        self._writes = any("write" in f for f in op_flags)
+        self._f_positions = None
+        self._k = 0
+        self._started = False
+
+    @property
+    def itersize(self) -> int:
+        return len(self._draws)
+
+    @property
+    def ndim(self) -> int:
+        return self._op.ndim
+
+    @property
+    def shape(self) -> tuple:
+        return self._op.shape
+
+    @property
+    def finished(self) -> bool:
+        return self._k >= len(self._draws)
+
+    @property
+    def iterindex(self) -> int:
+        return self._k
+
+    @property
+    def multi_index(self) -> tuple:
+        if "multi_index" not in self._flags:
+            raise ValueError("Iterator is not tracking a multi-index")
+        return self._current()
+
+    @property
+    def index(self) -> int:
+        if "c_index" in self._flags:
+            return int(np.ravel_multi_index(self._current(), self._op.shape)) if self._op.ndim else 0
+        if "f_index" in self._flags:
+            return int(np.ravel_multi_index(self._current(), self._op.shape, order="F")) if self._op.ndim else 0
+        raise ValueError("Iterator does not have an index")
+
+    @property
+    def value(self):
+        return self._item(self._current())
+
+    def __getitem__(self, i):
+        if i not in (0, -1):
+            raise IndexError("Iterator operand index out of bounds")
+        return self.value
+
+    def __len__(self) -> int:
+        return len(self._draws)
+
+    def _current(self) -> tuple:
+        if self._k >= len(self._draws):
+            raise ValueError("Iterator is past the end")
+        return self._draws[self._k]
+
+    def _item(self, where: tuple):
+        item = self._op[(*where, Ellipsis)]  # (a new 0-d view: `item[...] = v` stores into the operand)
+        if not self._writes:  # (numpy's read-only item; a dual's flags are its value's: its store then refused
+            item.flags.writeable = False  # too, where it wrote into the operand)
+        return item
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        if self._started:
+            self._k += 1
+        self._started = True
+        if self._k >= len(self._draws):
+            raise StopIteration
+        return self._item(self._draws[self._k])
+
+    def iternext(self) -> bool:
+        self._k += 1
+        self._started = True
+        return self._k < len(self._draws)
+
+    def reset(self) -> None:
+        self._k = 0
+        self._started = False
+
+    def copy(self):
+        other = NdIter(self._op, self._draws, self._flags, self._op_flags)
+        other._k, other._started = self._k, self._started
+        return other
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc) -> None:
+        return None
+
+    def close(self) -> None:
+        return None
+
+
+def nditer(op, flags=None, op_flags=None, op_dtypes=None, order="K", casting="safe", op_axes=None, itershape=None,
+           buffersize=0):
+    """`np.nditer(...)`: `NdIter` for one array, its values' own type and axes; numpy's iterator (checked by
+    `numpy_nditer`) otherwise."""
+    single = op if isinstance(op, np.ndarray) else op[0] if isinstance(op, (list, tuple)) and len(op) == 1 \
+        and isinstance(op[0], np.ndarray) else None
+    lone = lambda v: v[0] if isinstance(v, (list, tuple)) and len(v) == 1 and isinstance(v[0], (list, tuple)) else v
+    own_flags = tuple(flags or ())
+    own_op_flags = tuple(lone(op_flags) or ("readonly",))
+    dtypes = lone(op_dtypes) if isinstance(op_dtypes, (list, tuple)) else op_dtypes
+    if (single is not None and single.dtype.kind in "fc" and set(own_flags) <= _NDITER_FLAGS
+            and all(isinstance(f, str) for f in own_op_flags) and set(own_op_flags) <= _NDITER_OP_FLAGS
+            and (dtypes is None or np.dtype(dtypes) == single.dtype) and op_axes is None and itershape is None
+            and order in ("K", "C", "F", "A")):
+        draws = nditer_plan(single, flags, op_flags, op_dtypes, order, casting, buffersize)
+        return NdIter(single, draws, own_flags, own_op_flags)
+    return numpy_nditer(op, flags, op_flags, op_dtypes, order, casting, op_axes, itershape, buffersize)
+
+
+def nditer_plan(op, flags, op_flags, op_dtypes, order, casting, buffersize) -> list:
+    """The index of op's element in each item np.nditer(op, ...) draws, and numpy's errors for the arguments
+    (a read-only array written, an unknown flag): numpy's own iterator over an array of op's positions laid
+    out as op is (a primitive without derivative, `registry.nondifferentiable` below: given plain arrays only,
+    it never meets the stand-in)."""
+    while type(op).__name__ == "Dual":  # (reverse mode's rule under an outer forward pass: its values)
+        op = op.primal
+    positions = _laid_out_as(op)
+    if not op.flags.writeable:
+        positions.flags.writeable = False
+    np.nditer(positions, flags, op_flags, None, order, "unsafe", None, None, buffersize)
+    np.nditer(np.empty(0, op.dtype), ["zerosize_ok"], None, op_dtypes, "K", casting)  # (the cast asked for)
+    return [tuple(int(i) for i in np.unravel_index(int(p), op.shape)) for p in np.nditer(positions, order=order)]
+
+
+registry.nondifferentiable(nditer_plan)
+
 _INDEX_FLAGS = ("multi_index", "c_index", "f_index")
 
 
-def _nditer_checked(*args, **kwargs):
-    """np.nditer as reverse mode runs it (`Rule.impl`): its iterator is drawn whole at the loop, so an index
-    it tracks (`it.multi_index` read in the loop) would be read past the end: refused at the call."""
+def numpy_nditer(*args, **kwargs):
+    """numpy's own iterator where the stand-in does not apply (several operands, `external_loop`): a primitive
+    of reverse mode (`nditer_adjoint`; forward mode has no rule for it, and refuses). Its iterator is drawn whole
+    at the loop, so an index it tracks (`it.multi_index` read in the loop) would be read past the end: refused
+    here."""
     flags = kwargs.get("flags", args[1] if len(args) > 1 else None) or ()
     if any(f in _INDEX_FLAGS for f in flags):
         raise unsupported("np.nditer", "an iterator tracking an index (flags multi_index, c_index, f_index)",
@@ -312,8 +471,16 @@ def nditer_adjoint(dy, y, op, *rest, **kwargs):
     return (match_primal(flat.reshape(op.shape), op), *(None,) * len(rest))
 
 
-registry.adjoint(np.nditer)(nditer_adjoint)
-registry.set(np.nditer, impl=_nditer_checked)
+def nditer_frule(tangents, *args, **kwargs):
+    """Forward mode: numpy's iterator (several operands, `external_loop`) given duals would hold their values
+    only; refused."""
+    raise unsupported("np.nditer", "several operands, `external_loop` or a cast, in forward mode",
+                      "iterate each array by itself (`for a, b in zip(x.flat, y.flat)`)")
+
+
+registry.adjoint(numpy_nditer)(nditer_adjoint)
+registry.frule(numpy_nditer)(nditer_frule)
+registry.set(np.nditer, stand_in=nditer)
 
 
 # np.apply_along_axis: Python code in numpy (differentiated through it in the AD modes); on tracers its C
