@@ -54,7 +54,7 @@ from ..rules.numpy._util import finalize_refused, masked_entries, masked_refused
 from ..rules.numpy.masked import computes_by_its_code, masked_ufunc_pullback, takes_data
 from ..rules.registry import changes_values, library_hint
 from ..rules import leaves as _leaf_types
-from ..rules.leaves import LABEL_TYPES, OPAQUE_CONTAINERS, ArrayLeaf, Scalar, carries_none, np_dtype
+from ..rules.leaves import HELD_VALUES, LABEL_TYPES, OPAQUE_CONTAINERS, ArrayLeaf, Scalar, carries_none, np_dtype
 from ..rules.registry import (HOT_REDUCE_OPTIONS, PLAIN_OPERANDS, NoDerivative, NoRuleError, array_objects, by_position, key_of,
                               objects_of_classes, own_method_form, own_number_operands, protocol_objects, qualified_name, registry, through_array,
                               through_protocol)
@@ -2064,6 +2064,8 @@ def _may_differ(a, depth) -> bool:
         return _may_differ((a.func, a.args, a.keywords), depth + 1)
     if LABEL_TYPES and carries_none(a):  # a pandas index of integers, strings or dates (xarray's coordinates)
         return False
+    if HELD_VALUES and (held := HELD_VALUES.get(ta)) is not None:  # (an XML element: its texts, and its
+        return any(_may_differ(v, depth + 1) for v in held(a))     # children's, `rules.xml_trees`)
     if has_fields(a) and not isinstance(a, BaseException):
         return _computes_in_c(ta) or any(_may_differ(v, depth + 1) for v in fields_of(a).values())
     return True  # a type the engine does not know: it may carry one

@@ -43,7 +43,7 @@ from overdub.errors import OverdubError as _OverdubError
 _NDARRAY = _np.ndarray
 
 __all__ = ["Scalar", "Kind", "register_scalar", "kind_of", "plain_like", "DOMAINS", "load_domains", "ArrayLeaf",
-           "register_array", "np_dtype", "as_float", "hosted", "holds_hosted", "hosted_refused", "HostedRefused", "is_array_leaf", "as_array", "Labels", "register_labels", "register_constant", "carries_none", "Container",
+           "register_array", "np_dtype", "as_float", "hosted", "holds_hosted", "hosted_refused", "HostedRefused", "is_array_leaf", "as_array", "Labels", "register_labels", "register_constant", "carries_none", "register_held_values", "HELD_VALUES", "Container",
            "register_container", "container_of", "value_class", "taken_per_element", "runs_natively"]
 
 
@@ -304,6 +304,18 @@ def register_constant(cls: type) -> None:
     CONSTANT_TYPES.append(cls)
 
 
+# class -> `values(obj)`: the values an object of the class holds (`register_held_values`)
+HELD_VALUES: dict[type, Callable] = {}
+
+
+def register_held_values(cls: type, values: Callable) -> None:
+    """Register `cls` (exactly) as a C class whose objects carry a derivative only through the values
+    `values(obj)` gives (an XML element: its texts, tails and attributes, and its children's): reverse mode
+    takes an object of it for a constant where none of them may carry one, as it takes a tuple of texts (a
+    C class it does not know may carry one anywhere: its methods reached with one are refused)."""
+    HELD_VALUES[cls] = values
+
+
 def carries_none(x) -> bool:
     """x is an object of a registered constant type, or labels of a registered type whose dtype carries no
     derivative (integers, strings, dates); False at once while none is registered (xarray not imported)."""
@@ -398,7 +410,8 @@ DOMAINS = {"mpmath": "contexts.rules.mpmath", "sympy": "contexts.rules.sympy", "
            "numexpr": "contexts.rules.numexpr", "jax": "contexts.rules.jax", "torch": "contexts.rules.torch",
            "array_api_strict": "contexts.rules.array_api_strict", "scipy.stats": "contexts.rules.scipy_stats",
            "numba": "contexts.rules.numba", "bottleneck": "contexts.rules.bottleneck", "KDEpy": "contexts.rules.kdepy",
-           "transformations": "contexts.rules.transformations", "networkx": "contexts.rules.networkx"}
+           "transformations": "contexts.rules.transformations", "networkx": "contexts.rules.networkx",
+           "xml.etree.ElementTree": "contexts.rules.xml_trees"}
 """package -> the rules module that registers its types and functions, imported with the package."""
 
 _loaded: set[str] = set()
