@@ -29,7 +29,7 @@ from ..rules.containers import (class_subscript_refused, constant_member as _con
 from ..rules.generic import dropped_nan_zero
 from ..rules.operator import scaled_duration
 from ..rules.operator import DERIVATIVES, pow_dn, pow_dx
-from ..rules.registry import function_tree, own_operators, registry
+from ..rules.registry import C_METHOD, function_tree, own_operators, registry
 from overdub.errors import OverdubError, lost_work, not_swallowed as _not_swallowed
 from overdub.ops import Unswallowing
 from overdub.ops import HEAPTYPE
@@ -1190,6 +1190,7 @@ def getattr_adj(S, dobj, g, obj, attr, result, pb=False):
         own = own_dict(obj)
         if (type(own) is dict and attr in own and getattr(type(obj), attr, _MISSING) is _MISSING
                 and type(result) is not types.MethodType and type(result) is not types.BuiltinMethodType
+                and type(result) is not C_METHOD
                 and (not isinstance(obj, _NOT_PLAIN) or _number_object(obj)) and not isinstance(obj, ArrayLeaf)):
             # no class attribute of that name (no property, descriptor or __getattr__ at work), no bound
             # method of obj, not an array, container, module or class: the field's box entry, where the
@@ -1213,7 +1214,8 @@ def getattr_adj(S, dobj, g, obj, attr, result, pb=False):
         g = acc(g, gv)
     if pb:  # a property's getter run in the forward sweep (None: read as it was; False: not known)
         return _pull(S, pb, g, dobj)[0]
-    if (type(result) is types.MethodType or type(result) is types.BuiltinMethodType) and result.__self__ is obj:
+    if (type(result) is types.MethodType or type(result) is types.BuiltinMethodType
+            or type(result) is C_METHOD) and result.__self__ is obj:
         # the cotangent of a bound method is that of its object (`getattr(x, "sum")(axis=0)`: the C
         # method's call hands its object's cotangent to the method)
         return acc(dobj, g)
@@ -1326,7 +1328,8 @@ def _whole_number(t) -> bool:
 def _representation_read(obj, attr, result):
     """Refuse reading the inside of a differentiated number (see _NUMBER_PARTS) where the forward sweep
     reads `obj.attr` (a bound method is not its inside: its call goes to the rules)."""
-    if (type(result) is types.MethodType or type(result) is types.BuiltinMethodType) and result.__self__ is obj:
+    if (type(result) is types.MethodType or type(result) is types.BuiltinMethodType
+            or type(result) is C_METHOD) and result.__self__ is obj:
         return  # (`d.sqrt()` of a Decimal: a C method bound to it)
     raise runtime.UnsupportedFunction(
         f"reverse mode cannot differentiate through .{attr} of a {type(obj).__name__}: it reads the inside "
@@ -2545,7 +2548,7 @@ def views(a, *others, same=False):
         tn = type(n)
         if tn in _PLAIN:  # numbers, strings, None: they hold no array
             continue
-        if tn is _BOUND_C or tn is types.MethodType:
+        if tn is _BOUND_C or tn is C_METHOD or tn is types.MethodType:
             # a method bound to a (or to a view of it) taken before the change (`s = a.sum; a[0] = v; s()`):
             # its cotangent is its object's (`getattr_adj`), to be merged as that object's (verify41 W4: 0)
             n = n.__self__
@@ -2668,7 +2671,7 @@ def _container_views(a, others, same, holders=True):
     found = None
     seen = {}  # (shared by the scans of every variable: a library's singletons reached from many)
     for j, n in enumerate(others):
-        if (type(n) is _BOUND_C or type(n) is types.MethodType) and n.__self__ is a:
+        if (type(n) is _BOUND_C or type(n) is C_METHOD or type(n) is types.MethodType) and n.__self__ is a:
             found = (found or []) + [(j, None, None)]  # (`get = d.get; d['a'] = v; get('a')`: see `views`)
         elif n is a:
             if same:

@@ -52,7 +52,7 @@ from ..rules.operator import scaled_duration
 from ..rules.frames import is_engine_class, note_transformed, outside_engine
 from ..rules.numpy._util import finalize_refused, masked_entries, masked_refused
 from ..rules.numpy.masked import computes_by_its_code, masked_ufunc_pullback, takes_data
-from ..rules.registry import changes_values, library_hint
+from ..rules.registry import C_METHOD as registry_C_METHOD, changes_values, library_hint
 from ..rules import leaves as _leaf_types
 from ..rules.leaves import HELD_VALUES, LABEL_TYPES, OPAQUE_CONTAINERS, ArrayLeaf, Scalar, carries_none, np_dtype
 from ..rules.registry import (HOT_REDUCE_OPTIONS, PLAIN_OPERANDS, NoDerivative, NoRuleError, array_objects, by_position, key_of,
@@ -92,6 +92,10 @@ _BASE_CONTAINERS = (list, dict, tuple)
 
 
 _BUILTIN = types.BuiltinMethodType  # also the type of builtin functions such as math.sin
+# a C type's method of `METH_METHOD` bound to its object (`builtin_method`, a subclass of the above): an XML
+# element's `findtext` on Python 3.12+ ran as a call without rule of constants, its object unchecked (a number
+# stored into the element came back without its derivative: 0 for 3)
+_C_METHOD = registry_C_METHOD
 _NDARRAY = np.ndarray
 
 
@@ -136,7 +140,7 @@ def _rule_of(f):
         rule = _rules.get(f)
     except TypeError:  # unhashable callable
         return None, False
-    if rule is not None or (type(f) is not _BUILTIN and type(f) is not _WRAPPER):
+    if rule is not None or (type(f) is not _BUILTIN and type(f) is not _WRAPPER and type(f) is not _C_METHOD):
         return rule, False
     key = key_of(f)
     if type(key) is tuple:
@@ -758,7 +762,7 @@ def call(mask, f, /, *args, **kw):
             # `type.__call__(cls, *a)` in a metaclass's `__call__` (hmf's `Component`s): as `super().__call__`
             y, pb = _construct(args[0], args[1:], kw, meta=False)
             return y, (None if pb is None else (_class_first_back, pb))
-        if tf is _BUILTIN or tf is _WRAPPER:
+        if tf is _BUILTIN or tf is _WRAPPER or tf is _C_METHOD:
             if f is _TUPLE_NEW:  # a namedtuple's constructor (its registry key is every C __new__'s)
                 if len(args) == 2 and not kw and iterated_by_python(args[1]):  # (`P._make(obj)`: its items as code)
                     return _twin_call(EVERY_ARGUMENT, drawn_tuple_new, (), args, kw)
@@ -1806,7 +1810,8 @@ def _other_call(mask, f, args, kw):
     # only the arguments the caller differentiates count (mask >= 0 says which): constants such as the
     # 0.0 and 1.0 of `np.linspace(0.0, 1.0, len(x))` do not make a call differentiable
     checked = tuple(a for i, a in enumerate(args) if mask >> i & 1) if mask >= 0 else tuple(args)
-    owner = getattr(f, "__self__", None) if type(f) is _BUILTIN or type(f) is _WRAPPER else None
+    owner = getattr(f, "__self__", None) if type(f) is _BUILTIN or type(f) is _WRAPPER or type(f) is _C_METHOD \
+        else None
     if owner is not None and not isinstance(owner, types.ModuleType):
         checked = (owner,) + checked  # a C method of a differentiable object (`y.sort()`) needs a rule too
     if not _any_differentiable(checked, kw if mask < 0 or mask & KW_ACTIVE else _NOKW):

@@ -125,6 +125,9 @@ class NoClosedForm:
 
 
 _BUILTIN_METHOD = types.BuiltinMethodType  # also the type of bound methods of C types
+# the bound methods of C types defined by `METH_METHOD` (a class made by `PyType_FromSpec`: `re.Pattern`'s,
+# `array.array`'s; `xml.etree`'s Element's since Python 3.12), a subclass of the above, `builtin_method`
+C_METHOD = type(__import__("array").array("d").extend)
 
 
 def library_hint(fn: Any) -> str:
@@ -172,7 +175,7 @@ def qualified_name(fn: Any) -> str:
 
 def key_of(fn: Any) -> Any:
     """The registry key of a callable: itself, or `(type, name)` for a bound method of a C type."""
-    if type(fn) is _BUILTIN_METHOD:
+    if type(fn) is _BUILTIN_METHOD or type(fn) is C_METHOD:
         owner = fn.__self__
         if owner is not None and not isinstance(owner, types.ModuleType):
             return (type(owner), fn.__name__)
@@ -322,7 +325,7 @@ class Registry:
         bound = type(fn) is types.MethodType  # (a Cython method: its class's function, bound)
         target = fn.__func__ if bound else fn
         if id(target) not in self.stand_in_ids:
-            if type(fn) is _BUILTIN_METHOD and fn.__name__ in self.stand_in_methods:  # (`a.compress(c)`)
+            if (type(fn) is _BUILTIN_METHOD or type(fn) is C_METHOD) and fn.__name__ in self.stand_in_methods:
                 owner = fn.__self__
                 rule = self.rules.get((type(owner), fn.__name__))
                 if rule is not None and rule.stand_in is not None:
