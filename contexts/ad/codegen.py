@@ -291,6 +291,7 @@ class _Gen:
         self.adjoints: dict[int, list[ast.stmt]] = {}
         self.dvars: set[str] = set()
         self.single_use = _single_use_temps(fdef)
+        self.tuple_parts = _tuple_bindings(fdef)
         self.depth = 0  # loop nesting while generating, and per block: blocks in loops are tested first
         # inside a try's or with's body: a statement may raise and the code go on after it (a handler,
         # `contextlib.suppress`), so each statement is a block of its own (a block's record is made at its
@@ -391,6 +392,18 @@ class _Gen:
     # -- helpers -------------------------------------------------------------------------------
     def is_active(self, node) -> bool:
         return isinstance(node, ast.Name) and node.id in self.active
+
+    def key_check(self, helper: str, obj, key) -> ast.stmt:
+        """`helper(obj, key)` (`key_guard`, `key_lookup`), told which items of the key may carry a derivative
+        where key is a variable bound only to a tuple display (`key = (start, stop, i)`: FLife's moments cached
+        by their order i, a constant float, beside a start index the analysis could not prove constant; the
+        float taken for differentiated, every such cache was refused)."""
+        parts = self.tuple_parts.get(key.id) if isinstance(key, ast.Name) else None
+        if parts is not None:
+            active = [i for i, e in enumerate(parts) if self.is_active(e)]
+            if active:
+                return expr_stmt(call(helper, obj, key, const(tuple(active))))
+        return expr_stmt(call(helper, obj, key))
 
     def acc(self, name: str, expr: Node, fresh: bool = False) -> list[ast.stmt]:
         """Adjoint statements adding cotangent `expr` (a new node, or a variable's name) to name's."""
@@ -850,7 +863,7 @@ class _Gen:
             self.dvars.add(obj)
             if any(n in self.active for n in _names_in(v.slice)):
                 # (a dict looked up by a differentiated key: a hit is refused, `helpers.key_lookup`)
-                lookup = at([expr_stmt(call("__od_key_lookup__", obj, index_value(v.slice)))], s)
+                lookup = at([self.key_check("__od_key_lookup__", load(obj), index_value(v.slice))], s)
                 return lookup + [s], [obj] + _names_in(v.slice), self.take(name) + [_given("_od_g", self.index_adj(obj, v.slice))]
             # a class's own `__getitem__` (or a dict subclass's `__missing__`) runs its twin here, so what it
             # stores (a lazy cache, `self.cache[i] = ...`) is recorded now; lists, tuples, dicts and arrays
@@ -1245,7 +1258,7 @@ class _Gen:
         if (isinstance(v.func, ast.Attribute) and v.func.attr in _LOOKUPS and v.args
                 and not isinstance(v.args[0], ast.Starred) and self.is_active(v.args[0])):
             # `memo.get(x)`: a dict's hit by a differentiated key is refused (`helpers.key_lookup`)
-            fwd_call = at([expr_stmt(call("__od_key_lookup__", user(v.func.value), user(v.args[0])))], s) + fwd_call
+            fwd_call = at([self.key_check("__od_key_lookup__", user(v.func.value), user(v.args[0]))], s) + fwd_call
         written = sorted(self.writers.get(v.func.id, ())) if isinstance(v.func, ast.Name) else []
         if written and (through := sorted(self.through.get(v.func.id, ()))):
             # it writes them through another closure it calls (`helper` calling `add`, whose `nonlocal s`):
@@ -1510,7 +1523,7 @@ class _Gen:
         adj = self.take(name) + [assign("_od_gd", call("__od_display_adj__", "_od_S", "_od_g", obj)),
                                  _given("_od_gd", inner)]
         # a key carries no cotangent back (`{x: 1.0}`, then `list(d)[0]`): refused when it may carry one
-        guards = [expr_stmt(call("__od_key_guard__", obj, k)) for k in v.keys if k is not None and self.is_active(k)]
+        guards = [self.key_check("__od_key_guard__", load(obj), k) for k in v.keys if k is not None and self.is_active(k)]
         return [s] + at(guards, s), need, adj
 
     def route(self, name: str, expr: ast.expr, seen: set[str]) -> list[ast.stmt]:
@@ -1660,7 +1673,7 @@ class _Gen:
         flags_fwd, merge, flags = self.view_merge(obj, s)
         fwd = flags_fwd + at([assign(u, call("__od_setitem__", obj, index_value(t.slice), user(v)))], s)
         if self.is_active(t.slice):  # `d[x] = v`: a dict's key carries no cotangent back
-            fwd = at([expr_stmt(call("__od_key_guard__", obj, t.slice))], s) + fwd
+            fwd = at([self.key_check("__od_key_guard__", load(obj), t.slice)], s) + fwd
         if self.is_active(v) and isinstance(v, ast.Name):  # (an object numpy converts unrecorded: refused)
             fwd = at([if_(compare(attr(v.id, "__class__"), ast.NotIn(), "__od_plain_values__"),  # (no `type`: a
                           # function's own variable may be named so, scipy's `detrend(data, type=...)`)
@@ -2136,6 +2149,38 @@ def _made_here(value, globals_: dict, bound: set) -> bool:
         cls = globals_.get(name) if isinstance(f, ast.Name) and name not in bound else None
         return isinstance(cls, type) and cls.__new__ is object.__new__
     return False
+
+
+def _tuple_bindings(fdef) -> dict[str, list]:
+    """The variables bound once in the function, by an assignment of a tuple display of names and constants
+    (`key = (start, stop, i)`), with its items: what such a variable holds is those names' values."""
+    displays: dict[str, list] = {}
+    stores: dict[str, int] = {}
+    for n in ast.walk(fdef):
+        bound: list[str] = []
+        if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load):
+            bound = [n.id]
+        elif isinstance(n, ast.arg):
+            bound = [n.arg]
+        elif isinstance(n, ast.ExceptHandler) and n.name:
+            bound = [n.name]
+        elif isinstance(n, (ast.Import, ast.ImportFrom)):
+            bound = [(a.asname or a.name).split(".")[0] for a in n.names]
+        elif isinstance(n, (ast.Global, ast.Nonlocal)):
+            bound = list(n.names) * 2  # (shared with other code: never once)
+        elif isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and n is not fdef:
+            bound = [n.name]
+        elif isinstance(n, (ast.MatchAs, ast.MatchStar)) and n.name:
+            bound = [n.name]
+        elif isinstance(n, ast.MatchMapping) and n.rest:
+            bound = [n.rest]
+        for name in bound:
+            stores[name] = stores.get(name, 0) + 1
+        if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name) \
+                and isinstance(n.value, ast.Tuple) \
+                and all(isinstance(e, (ast.Name, ast.Constant)) for e in n.value.elts):
+            displays[n.targets[0].id] = n.value.elts
+    return {name: items for name, items in displays.items() if stores.get(name) == 1}
 
 
 def _single_use_temps(fdef) -> set[str]:

@@ -3527,11 +3527,19 @@ def _by_identity(key) -> bool:
         and not isinstance(key, (numbers.Number, np.ndarray, list, dict, tuple, set))
 
 
-def key_guard(obj, key):
+def _key_parts(key, parts):
+    """The items of tuple key at positions `parts` (those the analysis could not prove constant: codegen's
+    `key_check`), or key itself."""
+    if parts is None or type(key) is not tuple or len(key) <= max(parts):
+        return key
+    return tuple(key[i] for i in parts)
+
+
+def key_guard(obj, key, parts=None):
     """Before a dict is keyed by a value the analysis could not prove constant (`{x: v}`, `d[x] = v`): keys
     carry no cotangent back, so one that may carry a derivative is refused (read back as a number by
-    `list(d)`, `d.items()`, it would be a constant)."""
-    if isinstance(obj, dict) and runtime._may_differ(key, 0) and not _by_identity(key):
+    `list(d)`, `d.items()`, it would be a constant). `parts`: the positions of a tuple key's items that may."""
+    if isinstance(obj, dict) and runtime._may_differ(_key_parts(key, parts), 0) and not _by_identity(key):
         raise runtime.UnsupportedFunction(
             "reverse mode cannot key a dict by a differentiated value: the keys carry no derivative back",
             where=runtime._user_line(),
@@ -3539,10 +3547,11 @@ def key_guard(obj, key):
                 "the value among the dict's values")
 
 
-def key_lookup(obj, key):
+def key_lookup(obj, key, parts=None):
     """Before `d[k]`, `d.get(k)`, `d.pop(k)`, `d.setdefault(k)` with k differentiated: a hit is refused
-    (`containers.refuse_differentiated_key`: the entry's value was not computed from this key)."""
-    differs = runtime._may_differ(key, 0)
+    (`containers.refuse_differentiated_key`: the entry's value was not computed from this key). `parts`: the
+    positions of a tuple key's items that may carry a derivative (`key_guard`)."""
+    differs = runtime._may_differ(_key_parts(key, parts), 0)
     if differs and subscripts_a_class(obj):
         raise class_subscript_refused(obj)
     if isinstance(obj, (dict, types.MappingProxyType)) and (differs or remembered_text((key,))):
