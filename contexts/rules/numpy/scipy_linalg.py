@@ -890,9 +890,41 @@ def _tri_solve(t, b, lower, trans=False):
     return scipy_linalg.solve_triangular(t, b, lower=lower, trans=int(trans), check_finite=False)
 
 
+def _last_pivot_zero(up, name) -> bool:
+    """U's last pivot is exactly 0 (a singular matrix of rank n - 1 whose leading block is not: a Markov
+    generator's, choix's `statdist`), where L and U still move smoothly with A but U^-1 does not exist; a zero
+    pivot before it is refused (the factors jump there)."""
+    pivots = np.diagonal(up)
+    if len(pivots) and np.all(pivots[:-1] != 0):
+        return pivots[-1] == 0
+    raise unsupported(name, "a matrix with a zero pivot before the last (its leading block singular: the factors "
+                      "jump there)", "solve the system another way (np.linalg.lstsq), or perturb the matrix")
+
+
+def _lu_tangent_last_zero(low, up, tp):
+    """The packed tangent of lu from A[perm]'s tangent tp, U's last pivot 0: X = L^-1 tp; dL = L tril(X Ũ^-1, -1)
+    with Ũ U's leading block (only its columns are needed below the diagonal); dU = triu(X - L^-1 dL U)."""
+    m = len(up) - 1
+    x = _tri_solve(low, tp, True)
+    z = np.zeros_like(x)
+    z[:, :m] = _tri_solve(up[:m, :m], x[:, :m].T, False, trans=True).T
+    dlp = np.tril(z, -1)
+    return low @ dlp + np.triu(x - dlp @ up)
+
+
+def _lu_adjoint_last_zero(low, up, dlu):
+    """The transpose of `_lu_tangent_last_zero`: the cotangent of A[perm] from lu's."""
+    m = len(up) - 1
+    g_up = np.triu(dlu)
+    zbar = np.tril(low.T @ np.tril(dlu, -1) - g_up @ up.T, -1)
+    xbar = g_up.copy()
+    xbar[:, :m] += _tri_solve(up[:m, :m], zbar[:, :m].T, False).T  # (Zbar Ũ^-T)
+    return _tri_solve(low, xbar, True, trans=True)
+
+
 def getrf_adjoint(dy, y, a, *rest, **kwargs):
     """Pullback of `lu, piv, info = ?getrf(a)`: with Lbar, Ubar the cotangents of lu's two parts,
-    a[perm]bar = L^-T (tril(L^T Lbar, -1) + triu(Ubar U^T)) U^-T."""
+    a[perm]bar = L^-T (tril(L^T Lbar, -1) + triu(Ubar U^T)) U^-T (U's last pivot 0: `_lu_adjoint_last_zero`)."""
     _real("scipy.linalg.lu_factor", a)
     dlu = dy[0] if dy is not None else None
     nones = (None,) * len(rest)
@@ -901,8 +933,11 @@ def getrf_adjoint(dy, y, a, *rest, **kwargs):
     lu, piv = y[0], y[1]
     low, up = _lu_parts(lu, "scipy.linalg.lu_factor")
     dlu = np.asarray(dlu)
-    middle = np.tril(low.T @ np.tril(dlu, -1), -1) + np.triu(np.triu(dlu) @ up.T)
-    dap = _tri_solve(up, _tri_solve(low, middle, True, trans=True).T, False).T  # (X U^-T = (U^-1 X^T)^T)
+    if _last_pivot_zero(up, "scipy.linalg.lu_factor"):
+        dap = _lu_adjoint_last_zero(low, up, dlu)
+    else:
+        middle = np.tril(low.T @ np.tril(dlu, -1), -1) + np.triu(np.triu(dlu) @ up.T)
+        dap = _tri_solve(up, _tri_solve(low, middle, True, trans=True).T, False).T  # (X U^-T = (U^-1 X^T)^T)
     da = np.empty_like(dap)
     da[_lu_perm(piv)] = dap
     return (match_primal(da, a),) + nones
@@ -917,6 +952,8 @@ def _getrf_frule(fn):
         _real("scipy.linalg.lu_factor", a)
         low, up = _lu_parts(y[0], "scipy.linalg.lu_factor")
         tp = np.asarray(t, dtype=y[0].dtype)[_lu_perm(y[1])]
+        if _last_pivot_zero(up, "scipy.linalg.lu_factor"):
+            return y, (_lu_tangent_last_zero(low, up, tp), None, None)
         f = _tri_solve(up, _tri_solve(low, tp, True).T, False, trans=True).T  # L^-1 dA[perm] U^-1
         dlu = low @ np.tril(f, -1) + np.triu(f) @ up  # (dL strictly lower, dU upper: one packed array)
         return y, (dlu, None, None)
