@@ -28,7 +28,7 @@ from overdub.passes import bound_self, marked_opaque, method_function
 
 from ..lowered.bisection import bisects, refuse_bisection, steps_on_free
 from ..rules.builtins import _check_int as int_jump
-from ..lowered.runtime import (STAIRS, TEXT_IDS, printed, TEXT_TYPES, TEXTS_MADE, text_compared, texts_through, dataclass_init, dataclass_init_as, dataclass_init_is_code,
+from ..lowered.runtime import (STAIRS, TEXT_IDS, printed, text_join, DerivedText, TEXT_TYPES, TEXTS_MADE, text_compared, texts_through, dataclass_init, dataclass_init_as, dataclass_init_is_code,
                                generated_init_owner, is_stair as _stairs, parsed_astype, remembered_text,
                                stair_jump_guard, divisor_jump, staircase_text as fine_staircase, staircased, text_call, text_of)
 from ..rules.watch import JUMP_WATCH, watch_call
@@ -98,6 +98,9 @@ def _values_of(v):
 
 
 _FULL_LIKE = np.full_like
+
+_C_BOUND = type("".join)  # (a C method bound to its object)
+TEXT_JOINERS = (str, DerivedText)
 
 
 def _native(fn) -> bool:
@@ -286,6 +289,11 @@ class ForwardContext(overdub.Context):
         return list(x)
 
     def overdub(self, site, fn, /, *args, **kwargs):
+        if TEXTS_MADE and type(fn) is _C_BOUND and len(args) == 1 and not kwargs and fn.__name__ == "join" \
+                and type(fn.__self__) in TEXT_JOINERS:
+            # `"".join(c for c in t if ...)` of a differentiated number's text: the text joined is one of it
+            # (`runtime.DerivedText`; a generator's pieces are gone once str.join drew them)
+            return text_join(fn.__self__, args[0])
         if (fn is _OBJECT_SETATTR or type(fn) is _SLOT_METHOD and fn.__name__ == "__setattr__"
                 and getattr(fn, "__objclass__", None) is object) and not kwargs:
             # object's own store (`self.__setattr__(k, v)` in scikit-rf's Network, `object.__setattr__(self, k, v)`
@@ -1482,7 +1490,7 @@ def _texts_checked(route, op: str):
     keyed by `repr(k)` taken for current, 0 silently). Its frame is passed over as the core's dispatch is
     (`dual.OPERATOR_CODES`: a dual's `__eq__` finds the user's test past it)."""
     def compare(a, b):
-        if TEXTS_MADE and type(a) in TEXT_TYPES and type(b) is type(a):
+        if TEXTS_MADE and type(a) in TEXT_TYPES and (type(b) is type(a) or type(b) in TEXT_TYPES):
             text_compared(a, b, op)
         return route(a, b)
     return compare

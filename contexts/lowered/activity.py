@@ -78,7 +78,8 @@ def ask_primals(fdef: ast.FunctionDef, active: set[str], globals_: dict, freevar
             # which reverse mode would drop (`__od_inverted__` refuses it there; forward mode follows it)
             node.operand = _helper_call("__od_inverted__", [node.operand], node.operand)
         if isinstance(node, ast.JoinedStr):
-            _format_fields(node, active)
+            if _format_fields(node, active) and len(node.values) > 1:
+                _as_text(node)  # (`f"9{x}"`: the whole text is one of x, its parse refused, `runtime.DerivedText`)
             continue
         if (isinstance(node, ast.BinOp) and isinstance(node.op, (ast.FloorDiv, ast.Mod)) and not _text_expr(node.left)
                 and (_reads(node.left) & active or isinstance(node.op, ast.FloorDiv) and _reads(node.right) & active)
@@ -138,6 +139,13 @@ def ask_primals(fdef: ast.FunctionDef, active: set[str], globals_: dict, freevar
                 and any(_reads(a) & active for a in node.args[1:])):
             # `map(str, xs)`: the texts of differentiated values, made in C, each remembered (`__od_text_map__`)
             node.func = ast.copy_location(ast.Name("__od_text_map__", ast.Load()), node.func)
+        if (isinstance(node.func, ast.Attribute) and node.func.attr == "join" and len(node.args) == 1
+                and not node.keywords and not isinstance(node.args[0], ast.Starred)):
+            # `"".join(pieces)` of a differentiated number's text (`runtime.DerivedText`): str.join makes a
+            # plain str of them; `__od_text_join__` keeps the result one of the number's texts (every join:
+            # pieces drawn by a generator need not read an active name here)
+            node.args.insert(0, node.func.value)
+            node.func = ast.copy_location(ast.Name("__od_text_join__", ast.Load()), node.func)
         if (isinstance(node.func, ast.Name) and node.func.id in _STAIRS and node.func.id not in globals_
                 and node.func.id not in local and node.args and _reads(node.args[0]) & active
                 and id(node) not in tested):
@@ -270,14 +278,18 @@ def _as_text(node, values=None) -> None:
     ast.copy_location(node.func, node)
 
 
-def _format_fields(node: ast.JoinedStr, active: set) -> None:
-    """An f-string's fields of differentiated values formatted by `__od_fmt__` (the text remembered)."""
+def _format_fields(node: ast.JoinedStr, active: set) -> bool:
+    """An f-string's fields of differentiated values formatted by `__od_fmt__` (the text remembered); whether
+    it has one."""
+    found = False
     for part in node.values:
         if isinstance(part, ast.FormattedValue) and any(n in active for n in _reads(part.value)):
             spec = part.format_spec if part.format_spec is not None else ast.Constant("")
             primal = _helper_call("__od_primal__", [part.value], part.value)
             part.value = _helper_call("__od_fmt__", [primal, ast.Constant(part.conversion), spec], part.value)
             part.conversion, part.format_spec = -1, None
+            found = True
+    return found
 
 
 def local_names(fdef, nodes=None) -> set[str]:

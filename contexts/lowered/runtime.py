@@ -491,15 +491,81 @@ def _remember(t: str) -> None:
         del _TEXTS[next(iter(_TEXTS))]
 
 
+def _kept(v):
+    """v, made by a str method of a differentiated number's text: a text of it again (a str), or a list or
+    tuple of such (`t.split(".")`); anything else (a count, a truth, an index) as it is."""
+    if type(v) is str:
+        return DerivedText(v)
+    if type(v) in (list, tuple):
+        return type(v)(DerivedText(e) if type(e) is str else e for e in v)
+    return v
+
+
+def _carrying(name):
+    method = getattr(str, name)
+
+    def carried(self, *args, **kwargs):
+        return _kept(method(self, *args, **kwargs))
+    carried.__name__ = carried.__qualname__ = name
+    return carried
+
+
+class DerivedText(str):
+    """A differentiated number's text (`text`), and every text a str method or operator makes of it: its
+    slices, pieces, edits and concatenations (`f"{x:.9f}".rstrip("0")`, `"9" + t`, `t[3:]`, `t.split(".")`),
+    so that a parse of any of them is refused (`parsed`). Remembering the texts made (`_TEXTS`) caught only
+    those parsed as they were made: geodepy's `dec2hp`/`hp2dec`, which edit the digits before parsing them,
+    gave 0 in both modes, silently (session 70, sweep S). A str in every way but its class."""
+
+    __slots__ = ()
+
+    def __radd__(self, other):  # (`"9" + t`: Python asks a subclass's reflected method first)
+        if type(other) is str or isinstance(other, str):
+            return DerivedText(str.__add__(other, self))
+        return NotImplemented
+
+    def __format__(self, spec):
+        return DerivedText(str.__format__(self, spec))
+
+    def __iter__(self):  # (its characters, one by one: `"".join(c for c in t if c.isdigit())`)
+        return iter([DerivedText(c) for c in str.__str__(self)])
+
+    def __reduce__(self):  # (pickled, copied: a plain str; its remembered value stays in `_TEXTS`)
+        return (str, (str.__str__(self),))
+
+
+for _name in ("__add__", "__mul__", "__rmul__", "__mod__", "__getitem__", "capitalize", "casefold", "center",
+              "expandtabs", "format", "format_map", "join", "ljust", "lower", "lstrip", "partition", "removeprefix",
+              "removesuffix", "replace", "rjust", "rpartition", "rsplit", "rstrip", "split", "splitlines", "strip",
+              "swapcase", "title", "translate", "upper", "zfill"):
+    setattr(DerivedText, _name, _carrying(_name))
+del _name
+
+
+def text_join(obj, items):
+    """`obj.join(items)` of items that may be a differentiated number's texts (`DerivedText`): for a str
+    separator, the text joined is one of the number's too where the separator or an item is (str.join makes a
+    plain str: `"".join(reversed(t))` parsed back gave 0); anything else's `join`, as it is."""
+    if type(obj) is not str and type(obj) is not DerivedText:
+        return obj.join(items)
+    items = items if type(items) in (list, tuple) else list(items)
+    y = str.join(obj, items)
+    if type(obj) is DerivedText or any(type(e) is DerivedText for e in items):
+        return DerivedText(y)
+    return y
+
+
 def text(s, *shown):
-    """`str(x)`, `repr(x)`, `format(x, ...)` of a differentiated x: remembered (and the numbers in it); not
-    where x, given (`shown`), is a string or an integer (no number's text: a sequence `str(seq)`)."""
+    """`str(x)`, `repr(x)`, `format(x, ...)` of a differentiated x: remembered (and the numbers in it), and
+    given as a `DerivedText`, whose edits are texts of it too; not where x, given (`shown`), is a string or an
+    integer (no number's text: a sequence `str(seq)`)."""
     if shown and all(_exact(v) for v in shown):
         return s
-    if type(s) is str:
+    if isinstance(s, str):
         _remember(s.strip())
         for number in _NUMBER.findall(s):
             _remember(number.lstrip("+"))
+        return s if type(s) is DerivedText else DerivedText(s)
     return s
 
 
@@ -541,7 +607,7 @@ def text_of(s, *values):
     one of them is a number that is not an integer (`"{}-12-31".format(year - 1)` of a default parameter
     holding an int is a date's text, whose "2013" parsed back by pandas was refused)."""
     if any(not _exact(v) for v in values):
-        text(s)
+        return text(s)
     return s
 
 
@@ -581,7 +647,11 @@ def remembered_text(args) -> bool:
     return bool(_TEXTS) and any(_remembered(a) for a in args)
 
 
-def _remembered(a) -> bool:
+def _remembered(a, derived: bool = True) -> bool:
+    if type(a) is DerivedText:
+        if derived:
+            return True
+        a = str.__str__(a)  # (as made: a piece of it, `c != "."`, is no cache's key)
     if type(a) is not str:
         if type(a) is not bytes and type(a) is not bytearray:
             return False
@@ -589,7 +659,7 @@ def _remembered(a) -> bool:
     return a.strip() in _TEXTS or any(n.lstrip("+") in _TEXTS for n in _NUMBER.findall(a))  # (`f"{lat} 11.575"`)
 
 
-TEXT_TYPES = (str, bytes)
+TEXT_TYPES = (str, bytes, DerivedText)
 """The types of texts `text_compared` judges (the callers' cheap test: `type(a) in TEXT_TYPES`)."""
 
 
@@ -599,7 +669,8 @@ def text_compared(a, b, op: str) -> None:
     0 in both modes, sweep P), or a digest of such a text (colossus' check of its cosmology, `md5(('%.6f' %
     Om0).encode()).hexdigest() != self._key`: `texts_through`). The text moves with the value, so the test is a
     special point at the value, and its branch's derivative need not be the function's."""
-    if op in ("==", "!=") and type(b) is type(a) and a == b and remembered_text((a, b)):
+    if op in ("==", "!=") and (type(b) is type(a) or isinstance(a, str) and isinstance(b, str)) and a == b \
+            and bool(_TEXTS) and (_remembered(a, False) or _remembered(b, False)):
         raise SpecialPoint(
             f"the text of a differentiated value compared equal to another text ({a!r}, `{op}`): a cache keyed "
             "by the text would be taken for current, its stored values carrying no derivative", where=_where(),
@@ -623,6 +694,10 @@ def texts_through(fn, args, kwargs, y) -> None:
     (`hashlib.md5(t.encode())`, `h.update(t)`) remembered, and what one such gives (`hexdigest()`, `digest()`,
     `copy()`) too."""
     owner = getattr(fn, "__self__", None)
+    if type(y) is str and (type(owner) is str or type(owner) is DerivedText) and getattr(fn, "__name__", "") == "join" \
+            and args and type(args[0]) in (list, tuple) and any(type(e) is DerivedText for e in args[0]):
+        _remember(y.strip())  # (`"".join(pieces)` of a number's text, run by an interception context: its text;
+        return                # the code's own lowered form keeps it a `DerivedText`, `text_join`)
     hashing = type(owner) in HASH_TYPES
     if not hashing and type(y) not in HASH_TYPES:  # (every other C call: no text scanned)
         return
@@ -650,6 +725,9 @@ def parsed(s):
         return s
     if _TEXTS and isinstance(s, os.PathLike):
         s = os.fspath(s)
+    derived = type(s) is DerivedText
+    if derived:
+        s = str.__str__(s)  # (a text of a differentiated number, edited: refused below)
     if type(s) is not str:
         if (_TEXTS and type(s) in (list, tuple) or type(s) is np.ndarray and s.dtype.kind in "US") and _holds_text(s, 0):
             raise TextRoundTrip(
@@ -657,7 +735,7 @@ def parsed(s):
                 "derivative, so the result would be a constant", where=_where(),
                 fix="keep the numbers, or treat the function as a primitive with a rule (`@contexts.custom_adjoint`)")
         return s
-    if _TEXTS and remembered_text((s,)) or "Dual(" in s or "Tracer(" in s:
+    if _TEXTS and (derived or remembered_text((s,))) or "Dual(" in s or "Tracer(" in s:
         # (an engine value's repr, `f"{x!r}"` of a dual or tracer: never a number's text)
         raise TextRoundTrip(
             f"a differentiated number was formatted into text ({s.strip()!r}) and parsed back into a number: "
@@ -668,7 +746,7 @@ def parsed(s):
 
 
 def _holds_text(v, depth: int) -> bool:
-    if type(v) is str:
+    if type(v) is str or type(v) is DerivedText:
         return remembered_text((v,)) or "Dual(" in v or "Tracer(" in v
     if type(v) is np.ndarray:
         return v.dtype.kind in "US" and v.size <= 100_000 and any(_holds_text(str(e), depth) for e in v.flat)
@@ -2684,7 +2762,7 @@ HELPERS = {"__od_flat_index__": flat_index, "__od_live__": live, "__od_more__": 
            "__od_eager_inplace__": eager_inplace, "__od_eager_items__": eager_items, "__od_equality_guard__": equality_guard, "__od_own_test__": own_test, "__od_compared__": compared, "__od_equality_guard_fd__": equality_guard_fd, "__od_equality_guard2__": equality_guard2, "__od_equality_guard2_fd__": equality_guard2_fd, "__od_order_watch__": order_watch_reverse, "__od_order_watch_fd__": order_watch, "__od_tuple__": tuple, "__od_int_arg__": int_arg,
            "__od_stairs__": staircase_reverse, "__od_stairs_fd__": stairs_fd, "__od_operator__": operator, "__od_divisor_jump__": divisor_jump,
            "__od_locals__": locals, "__od_text__": text, "__od_fmt__": formatted, "__od_parsed__": parsed,
-           "__od_text_of__": text_of, "__od_text_map__": texts_mapped, "__od_printed__": printed, "__od_text_mod__": text_mod, "__od_inverted__": inverted,
+           "__od_text_of__": text_of, "__od_text_map__": texts_mapped, "__od_text_join__": text_join, "__od_printed__": printed, "__od_text_mod__": text_mod, "__od_inverted__": inverted,
            # the builtins the generated code calls, by names of their own (a parameter may be called `locals`, a
            # local `type`, `slice` or `reversed`: sweep Q's heartpy, `slice = data[i[0]:i[1]]`, crashed both modes)
            "__od_type__": type, "__od_float__": float, "__od_int__": int, "__od_slice__": slice,
