@@ -213,6 +213,7 @@ def nan_by_forward(f: Callable, args: tuple, positions: tuple, grads: tuple) -> 
     if any(isinstance(a, Dual) for a in args) or _OTHER_MODE[0]:
         return grads  # (under an outer derivative; inside the other mode's answer: the NaN stays)
     out = list(grads)
+    filled = []  # (the entries forward mode filled: `_filled_by_sides`)
     for k, (i, g) in enumerate(zip(positions, grads)):
         a = args[i]
         if not _has_nan(g) or not (isinstance(a, (float, np.floating)) or isinstance(a, np.ndarray)
@@ -229,11 +230,57 @@ def nan_by_forward(f: Callable, args: tuple, positions: tuple, grads: tuple) -> 
             d = np.asarray(d)
             if d.shape == a.shape:
                 out[k] = np.where(np.isnan(g), d, g).astype(g.dtype, copy=False)
+                filled.append((k, np.isnan(g) & ~np.isnan(d)))
         elif not np.isnan(d):
             out[k] = type(g)(d)
+            filled.append((k, None))
     if any(_has_nan(g) for g in out):
         out = _nan_by_sides(f, args, positions, out)
+    if filled:
+        out = _filled_by_sides(f, args, positions, out, filled)
     return tuple(out)
+
+
+def _filled_by_sides(f: Callable, args: tuple, positions: tuple, grads: list, filled: list) -> list:
+    """Entries of reverse mode's NaN that forward mode filled: forward mode takes a tangent of exactly 0
+    meeting an infinite partial for no change, which is right where the argument stays put (a constant made of
+    differentiated values) but not where it moves at a vanishing rate (`np.cbrt(x ** 3)` at 0: x ** 3's tangent
+    0, cbrt's slope infinite; the derivative is 1, and forward mode's 0 was taken, silently). The two sides of
+    the point tell: where their gradients' mean is a number forward mode's is not, it is the entry (the sides'
+    slopes of `np.cbrt(x ** 3)`: 1; a kink's: their mean, as the rules take it at their own); where they agree,
+    or cannot be had (NaN there too: the argument stays put), forward mode's number stands."""
+    if _OTHER_MODE[0]:
+        return grads
+    from .ad.api import value_and_gradient
+
+    def at_side(moved):
+        y, g = value_and_gradient(f, *moved)
+        _finite_side(y)
+        return tuple(g[i] for i in positions)
+    _OTHER_MODE[0] = True
+    try:
+        mean = mean_of_sides(at_side, args, f)
+    except Exception:
+        return grads
+    finally:
+        _OTHER_MODE[0] = False
+    if not isinstance(mean, tuple) or len(mean) != len(grads):
+        return grads
+    for k, where in filled:
+        m, g = mean[k], grads[k]
+        if m is None:
+            continue
+        m = np.asarray(m, dtype=float)
+        if m.shape != np.shape(g):
+            continue
+        scale = float(np.max(np.abs(m), initial=0.0))
+        take = np.isfinite(m) & ~np.isclose(m, np.asarray(g, dtype=float), rtol=1e-6, atol=1e-9 * max(scale, 1.0))
+        if where is not None:
+            take &= where
+        if not take.any():
+            continue
+        grads[k] = type(g)(m) if where is None else np.where(take, m, g).astype(g.dtype, copy=False)
+    return grads
 
 
 def _nan_by_sides(f: Callable, args: tuple, positions: tuple, grads: list) -> list:
