@@ -149,6 +149,33 @@ def binop_adj(opname, g, y, a, b, need=3, S=None):
                     gb = dropped_nan_zero(gb, g, result)
             return ((ga if sa else _to_operand(ga, a, sa)) if need & 1 else None,
                     (gb if sb else _to_operand(gb, b, sb)) if need & 2 else None)
+    if (opname == "matmul" and type(a) is _NDARRAY and type(b) is _NDARRAY and a.dtype is b.dtype
+            and a.dtype.kind == "f" and a.dtype is getattr(g, "dtype", None) and a.ndim <= 2 and b.ndim <= 2):
+        # (before the tests below: plain arrays pass them all)
+        # real matrix and vector products: only the active operands' products, and outer products
+        # (an inner dimension of 1, a vector's cotangent against a vector) as broadcast multiplies,
+        # which BLAS does slowly
+        ga = gb = None
+        if a.ndim == 2 and b.ndim == 2 and type(g) is _NDARRAY:
+            if need & 1:
+                ga = g * b.T if g.shape[1] == 1 else g @ b.T
+            if need & 2:
+                gb = a.T * g if a.shape[0] == 1 else a.T @ g
+            return ga, gb
+        if a.ndim == 2 and type(g) is _NDARRAY:  # matrix @ vector
+            if need & 1:
+                ga = g[:, None] * b
+            if need & 2:
+                gb = g @ a
+            return ga, gb
+        if b.ndim == 2 and type(g) is _NDARRAY:  # vector @ matrix
+            if need & 1:
+                ga = b @ g
+            if need & 2:
+                gb = a[:, None] * g
+            return ga, gb
+        if a.ndim == 1 and b.ndim == 1 and (type(g) is float or type(g) is np.float64):  # inner product
+            return (g * b if need & 1 else None), (g * a if need & 2 else None)
     if type(a) is _MATRIX or type(b) is _MATRIX:  # (np.matrix: `*` a matrix product, `**` a matrix power)
         from ..rules.numpy.matrix import matrix_binop_adjoint
         return matrix_binop_adjoint(opname, g, y, a, b, need)
@@ -193,32 +220,6 @@ def binop_adj(opname, g, y, a, b, need=3, S=None):
         return _python_binop_adj(opname, g, a, b, S, y, _same_masked_result)
     if type(a) is not _NDARRAY and isinstance(a, np.ndarray) or type(b) is not _NDARRAY and isinstance(b, np.ndarray):
         runtime.overriding_refused(f"`{opname}`", a, b, dunder=f"__{opname.rstrip('_')}__")
-    if (opname == "matmul" and type(a) is _NDARRAY and type(b) is _NDARRAY and a.dtype is b.dtype
-            and a.dtype.kind == "f" and a.dtype is getattr(g, "dtype", None) and a.ndim <= 2 and b.ndim <= 2):
-        # real matrix and vector products: only the active operands' products, and outer products
-        # (an inner dimension of 1, a vector's cotangent against a vector) as broadcast multiplies,
-        # which BLAS does slowly
-        ga = gb = None
-        if a.ndim == 2 and b.ndim == 2 and type(g) is _NDARRAY:
-            if need & 1:
-                ga = g * b.T if g.shape[1] == 1 else g @ b.T
-            if need & 2:
-                gb = a.T * g if a.shape[0] == 1 else a.T @ g
-            return ga, gb
-        if a.ndim == 2 and type(g) is _NDARRAY:  # matrix @ vector
-            if need & 1:
-                ga = g[:, None] * b
-            if need & 2:
-                gb = g @ a
-            return ga, gb
-        if b.ndim == 2 and type(g) is _NDARRAY:  # vector @ matrix
-            if need & 1:
-                ga = b @ g
-            if need & 2:
-                gb = a[:, None] * g
-            return ga, gb
-        if a.ndim == 1 and b.ndim == 1 and (type(g) is float or type(g) is np.float64):  # inner product
-            return (g * b if need & 1 else None), (g * a if need & 2 else None)
     if (type(a) is _NDARRAY and a.dtype == object or type(b) is _NDARRAY and b.dtype == object) \
             and holds_objects((a, b), {}):
         _objects_refused(opname, a, b)
@@ -3646,9 +3647,15 @@ def _positions(it):
 def _dropped(ga, g, a, b):
     """The inlined array product's cotangent ga (`codegen`'s fast path) with 0 where the result a * b is
     not finite and g is 0 (`generic.dropped_nan_zero`); the product made again only then."""
+    if type(ga) is _NDARRAY and ga.dtype is _F8_DTYPE and (ones := _ONES.get(ga.shape)) is not None and _isfinite(
+            ga.dot(ones)):
+        return ga  # (`finite_f8`'s first case, inline: this runs per inlined product)
     if type(ga) is _NDARRAY and (generic.finite_f8(ga) if ga.dtype is _F8_DTYPE else np.isfinite(ga.sum())):
         return ga
     return dropped_nan_zero(ga, g, lambda: a * b)
+
+
+_ONES = generic._ONES  # (`generic.sum_f8`'s vectors of ones, by shape)
 
 
 _F8_DTYPE = np.dtype(np.float64)
