@@ -837,21 +837,24 @@ def _gradients_of(f, args, wrt, chosen, y, seed, dargs, pb):
         g = dargs[0]
         if type(g) is float and type(args[0]) is float and g == g:  # (finalize's first case, inline)
             return y, (g,)
-        if _finished(g, args[0]) and type(seed) is not dict:  # (an array's: the same, checked below)
-            return y, (g,)
+        if type(args[0]) is _NDARRAY and _finished(g, args[0]) and type(seed) is not dict:
+            return y, (g,)  # (an array's: what the steps below give it)
         grads = (finalize(g, args[0]),)
     else:  # (finalize's first two cases, inline: a float's float cotangent, an int's None; a loop, not a
-        if len(dargs) == len(args) and type(seed) is not dict:  # (floats and float64 arrays only: as below)
-            for g, a in zip(dargs, args):
-                if not (type(g) is float and type(a) is float and g == g or _finished(g, a)):
-                    break
-            else:
-                return y, tuple(dargs)
         grads = []  # comprehension, which makes a function per call)
+        done = len(dargs) == len(args) and type(seed) is not dict  # (floats and arrays `_finished` only, so far)
         for g, a in zip(dargs, args):
-            grads.append(g if type(g) is float and type(a) is float else 0 if g is None and type(a) is int
-                         else finalize(g, a))
+            if type(g) is float and type(a) is float:
+                grads.append(g)
+                done = done and g == g
+            elif done and type(a) is _NDARRAY and _finished(g, a):
+                grads.append(g)
+            else:
+                done = False
+                grads.append(0 if g is None and type(a) is int else finalize(g, a))
         grads = tuple(grads)
+        if done:  # (no NaN, no integer, no container's seed: what the steps below give them)
+            return y, grads
     if _nan_where_finite(grads, y):  # (0 * inf on the way back: forward mode may carry it to where it ends)
         grads = _nan_by_forward(f, args, chosen or tuple(range(len(args))), grads)
     if type(seed) is dict:  # (an output of a registered container kind: pint's units)
