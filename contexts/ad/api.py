@@ -557,8 +557,8 @@ def _promote(args: tuple) -> tuple:
     nested = False
     for a in args:
         ta = type(a)
-        if ta is float or ta is int:  # (the common case: no isinstance of the abstract ArrayLeaf)
-            continue
+        if ta is float or ta is int or ta is np.ndarray and a.dtype is _F8:  # (the common cases: no isinstance
+            continue  # of the abstract ArrayLeaf)
         if ta is list or ta is tuple or ta is dict or not (ta is np.ndarray or isinstance(a, (np.generic, ArrayLeaf))):
             nested = True
         if (ta is np.ndarray or isinstance(a, ArrayLeaf)) and np_dtype(a).kind in "iu":
@@ -837,13 +837,24 @@ def _gradients_of(f, args, wrt, chosen, y, seed, dargs, pb):
         g = dargs[0]
         if type(g) is float and type(args[0]) is float and g == g:  # (finalize's first case, inline)
             return y, (g,)
+        if type(args[0]) is _NDARRAY and _finished(g, args[0]) and type(seed) is not dict:
+            return y, (g,)  # (an array's: what the steps below give it)
         grads = (finalize(g, args[0]),)
     else:  # (finalize's first two cases, inline: a float's float cotangent, an int's None; a loop, not a
         grads = []  # comprehension, which makes a function per call)
+        done = len(dargs) == len(args) and type(seed) is not dict  # (floats and arrays `_finished` only, so far)
         for g, a in zip(dargs, args):
-            grads.append(g if type(g) is float and type(a) is float else 0 if g is None and type(a) is int
-                         else finalize(g, a))
+            if type(g) is float and type(a) is float:
+                grads.append(g)
+                done = done and g == g
+            elif done and type(a) is _NDARRAY and _finished(g, a):
+                grads.append(g)
+            else:
+                done = False
+                grads.append(0 if g is None and type(a) is int else finalize(g, a))
         grads = tuple(grads)
+        if done:  # (no NaN, no integer, no container's seed: what the steps below give them)
+            return y, grads
     if _nan_where_finite(grads, y):  # (0 * inf on the way back: forward mode may carry it to where it ends)
         grads = _nan_by_forward(f, args, chosen or tuple(range(len(args))), grads)
     if type(seed) is dict:  # (an output of a registered container kind: pint's units)
@@ -854,6 +865,19 @@ def _gradients_of(f, args, wrt, chosen, y, seed, dargs, pb):
             grads = _ints_checked(lambda moved: _value_and_gradient_at(f, moved, wrt), args, y, grads, ints,
                                   chosen if chosen is not None else range(len(args)), chosen is not None)
     return y, grads
+
+
+def _finished(g, a) -> bool:
+    """g, a float64 array argument a's cotangent, is its final gradient, as `_gradients_of`'s steps would give it:
+    of a's shape (`finalize` gives it as is), without NaN (`_nan_where_finite` says no), and a is no integer
+    (`_counted_ints` passes it)."""
+    if type(g) is not _NDARRAY or type(a) is not _NDARRAY or g.dtype is not _F8 or a.dtype is not _F8 or (
+            g.shape != a.shape):
+        return False
+    n = g.size
+    if n and n < 1024 and (ones := _ONES.get(g.shape)) is not None:  # (`_has_nan`'s small case, inline)
+        return not _isnan(g.dot(ones))
+    return not (n and _has_nan(g))
 
 
 def _of_types(args: tuple, types_) -> bool:
@@ -974,6 +998,7 @@ _F8 = np.dtype(np.float64)
 _FLOAT64, _COMPLEX128, _NDARRAY, _INTEGER = np.float64, np.complex128, np.ndarray, np.integer
 _add_reduce = np.add.reduce
 _sum_f8 = _generic.sum_f8
+_ONES = _generic._ONES  # (`sum_f8`'s vectors of ones, by shape)
 _isnan = math.isnan  # (of a numpy scalar: it converts to a float; np.float16/32 sums too)
 _isfinite = math.isfinite
 

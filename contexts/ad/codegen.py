@@ -1335,6 +1335,8 @@ class _Gen:
             # function read an attribute of `type` itself, which the adjoint restores under that name)
             is_super = compare(attr(attr(method_obj, "__class__"), "__name__"), ast.Eq(), const("super"))
             bound_to = if_exp(is_super, attr(method_obj, "__self__"), method_obj)
+            # (a module, `xp.exp(x)`'s common case, first: its `__class__.__name__` is a slow lookup)
+            bound_to = if_exp(is_(call("__od_type__", method_obj), "__od_module__"), method_obj, bound_to)
             pre.append(assign("_od_own", is_(call("__od_getattr_of__", fn_var, const("__self__"), const(None)), bound_to)))
         pullback = assign("_od_r", call(item(pb, 0), pb, "_od_g", dself, "_od_S"))
         if handed_fwd:

@@ -95,6 +95,87 @@ def binop_adj(opname, g, y, a, b, need=3, S=None):
     if leaves.HOSTED and (isinstance(a, leaves.HOSTED) or isinstance(b, leaves.HOSTED) or isinstance(g, leaves.HOSTED)):
         # (a torch tensor: numpy cannot mix with it, `ndarray * tensor`; computed on its values, ndarrays)
         return binop_adj(opname, leaves.hosted(g), leaves.hosted(y), leaves.hosted(a), leaves.hosted(b), need, S)
+    tg = type(g)
+    if tg is _NDARRAY and g.dtype.kind == "f" and opname in _FAST_BINOPS:
+        # real arrays of the result's shape and real scalars: no broadcasting to undo but a scalar's sum,
+        # nothing to conjugate — the common numpy case, without the generic rule's checks
+        # each operand: an array of g's dtype (sa: of its shape, else broadcast, its cotangent summed
+        # down), or a real scalar (its cotangent the sum); a wanted int's cotangent takes the rule
+        ta, tb = type(a), type(b)
+        sa = ta is _NDARRAY and a.dtype == g.dtype
+        sb = tb is _NDARRAY and b.dtype == g.dtype
+        if ((sa or ta in _REAL_SCALARS and (ta is not int or not need & 1))
+                and (sb or tb in _REAL_SCALARS and (tb is not int or not need & 2))):
+            if sa and a.shape != g.shape:
+                sa = None
+            if sb and b.shape != g.shape:
+                sb = None
+            # the declared maps (linear, elementwise: for a broadcast operand, `sub`'s negation is applied
+            # after g is summed down to it, on the smaller array)
+            if opname == "add" or opname == "sub":  # (their maps, `add_da`, `add_db`, `sub_db`, inline)
+                ga = g if need & 1 else None
+                gb = None
+                if need & 2:
+                    if opname == "add":
+                        gb = g
+                    elif sb:
+                        gb = -g
+                    else:  # (`sub`'s negation after g is summed down to b)
+                        gb, sb = -_to_operand(g, b, sb), True
+                return ((ga if sa else _to_operand(ga, a, sa)) if need & 1 else None,
+                        (gb if sb else _to_operand(gb, b, sb)) if need & 2 else None)
+            da, db = DERIVATIVES[opname]
+            if y is None and opname == "truediv" and need & 2:
+                y = a / b
+            ga = da(g, a, b, y) if need & 1 else None
+            gb = None
+            if need & 2:
+                if opname == "sub" and not sb:
+                    gb, sb = db(_to_operand(g, b, sb), a, b, y), True
+                elif opname == "truediv":  # db's -(t / b) * y, on the quotient g / b, negated in place
+                    gb = (ga if need & 1 else g / b) * y
+                    if type(gb) is _NDARRAY:
+                        np.negative(gb, out=gb)
+                    else:  # (0-d operands: numpy's scalar)
+                        gb = -gb
+                else:
+                    gb = db(g, a, b, y)
+            if opname in ("mul", "truediv"):  # (0 * nan where the result was a NaN dropped later)
+                result = (lambda: getattr(operator, opname)(a, b)) if y is None else y
+                # (an operand not needed has None, which `dropped_nan_zero` gives back)
+                if ga is not None:
+                    ga = dropped_nan_zero(ga, g, result)
+                if gb is not None:
+                    gb = dropped_nan_zero(gb, g, result)
+            return ((ga if sa else _to_operand(ga, a, sa)) if need & 1 else None,
+                    (gb if sb else _to_operand(gb, b, sb)) if need & 2 else None)
+    if (opname == "matmul" and type(a) is _NDARRAY and type(b) is _NDARRAY and a.dtype is b.dtype
+            and a.dtype.kind == "f" and a.dtype is getattr(g, "dtype", None) and a.ndim <= 2 and b.ndim <= 2):
+        # (before the tests below: plain arrays pass them all)
+        # real matrix and vector products: only the active operands' products, and outer products
+        # (an inner dimension of 1, a vector's cotangent against a vector) as broadcast multiplies,
+        # which BLAS does slowly
+        ga = gb = None
+        if a.ndim == 2 and b.ndim == 2 and type(g) is _NDARRAY:
+            if need & 1:
+                ga = g * b.T if g.shape[1] == 1 else g @ b.T
+            if need & 2:
+                gb = a.T * g if a.shape[0] == 1 else a.T @ g
+            return ga, gb
+        if a.ndim == 2 and type(g) is _NDARRAY:  # matrix @ vector
+            if need & 1:
+                ga = g[:, None] * b
+            if need & 2:
+                gb = g @ a
+            return ga, gb
+        if b.ndim == 2 and type(g) is _NDARRAY:  # vector @ matrix
+            if need & 1:
+                ga = b @ g
+            if need & 2:
+                gb = a[:, None] * g
+            return ga, gb
+        if a.ndim == 1 and b.ndim == 1 and (type(g) is float or type(g) is np.float64):  # inner product
+            return (g * b if need & 1 else None), (g * a if need & 2 else None)
     if type(a) is _MATRIX or type(b) is _MATRIX:  # (np.matrix: `*` a matrix product, `**` a matrix power)
         from ..rules.numpy.matrix import matrix_binop_adjoint
         return matrix_binop_adjoint(opname, g, y, a, b, need)
@@ -129,43 +210,6 @@ def binop_adj(opname, g, y, a, b, need=3, S=None):
                 gb = db(g, a, b, y)
                 gb = gb if type(gb) is tb else tb(gb)
             return ga, gb
-    if tg is _NDARRAY and g.dtype.kind == "f" and opname in _FAST_BINOPS:
-        # real arrays of the result's shape and real scalars: no broadcasting to undo but a scalar's sum,
-        # nothing to conjugate — the common numpy case, without the generic rule's checks
-        # each operand: an array of g's dtype (sa: of its shape, else broadcast, its cotangent summed
-        # down), or a real scalar (its cotangent the sum); a wanted int's cotangent takes the rule
-        ta, tb = type(a), type(b)
-        sa = ta is _NDARRAY and a.dtype == g.dtype
-        sb = tb is _NDARRAY and b.dtype == g.dtype
-        if ((sa or ta in _REAL_SCALARS and (ta is not int or not need & 1))
-                and (sb or tb in _REAL_SCALARS and (tb is not int or not need & 2))):
-            if sa and a.shape != g.shape:
-                sa = None
-            if sb and b.shape != g.shape:
-                sb = None
-            # the declared maps (linear, elementwise: for a broadcast operand, `sub`'s negation is applied
-            # after g is summed down to it, on the smaller array)
-            da, db = DERIVATIVES[opname]
-            if y is None and opname == "truediv" and need & 2:
-                y = a / b
-            ga = da(g, a, b, y) if need & 1 else None
-            gb = None
-            if need & 2:
-                if opname == "sub" and not sb:
-                    gb, sb = db(_to_operand(g, b, sb), a, b, y), True
-                elif opname == "truediv":  # db's -(t / b) * y, on the quotient g / b, negated in place
-                    gb = (ga if need & 1 else g / b) * y
-                    if type(gb) is _NDARRAY:
-                        np.negative(gb, out=gb)
-                    else:  # (0-d operands: numpy's scalar)
-                        gb = -gb
-                else:
-                    gb = db(g, a, b, y)
-            if opname in ("mul", "truediv"):  # (0 * nan where the result was a NaN dropped later)
-                result = (lambda: getattr(operator, opname)(a, b)) if y is None else y
-                ga, gb = dropped_nan_zero(ga, g, result), dropped_nan_zero(gb, g, result)
-            return ((ga if sa else _to_operand(ga, a, sa)) if need & 1 else None,
-                    (gb if sb else _to_operand(gb, b, sb)) if need & 2 else None)
     if isinstance(a, _MASKED) or isinstance(b, _MASKED):
         # numpy.ma's operators are its Python code (`np.ma.multiply` on the data, the masked entries' data
         # kept from an operand, a domain's entries masked): differentiated as that code (`rules.numpy.masked`;
@@ -176,32 +220,6 @@ def binop_adj(opname, g, y, a, b, need=3, S=None):
         return _python_binop_adj(opname, g, a, b, S, y, _same_masked_result)
     if type(a) is not _NDARRAY and isinstance(a, np.ndarray) or type(b) is not _NDARRAY and isinstance(b, np.ndarray):
         runtime.overriding_refused(f"`{opname}`", a, b, dunder=f"__{opname.rstrip('_')}__")
-    if (opname == "matmul" and type(a) is _NDARRAY and type(b) is _NDARRAY and a.dtype is b.dtype
-            and a.dtype.kind == "f" and a.dtype is getattr(g, "dtype", None) and a.ndim <= 2 and b.ndim <= 2):
-        # real matrix and vector products: only the active operands' products, and outer products
-        # (an inner dimension of 1, a vector's cotangent against a vector) as broadcast multiplies,
-        # which BLAS does slowly
-        ga = gb = None
-        if a.ndim == 2 and b.ndim == 2 and type(g) is _NDARRAY:
-            if need & 1:
-                ga = g * b.T if g.shape[1] == 1 else g @ b.T
-            if need & 2:
-                gb = a.T * g if a.shape[0] == 1 else a.T @ g
-            return ga, gb
-        if a.ndim == 2 and type(g) is _NDARRAY:  # matrix @ vector
-            if need & 1:
-                ga = g[:, None] * b
-            if need & 2:
-                gb = g @ a
-            return ga, gb
-        if b.ndim == 2 and type(g) is _NDARRAY:  # vector @ matrix
-            if need & 1:
-                ga = b @ g
-            if need & 2:
-                gb = a[:, None] * g
-            return ga, gb
-        if a.ndim == 1 and b.ndim == 1 and (type(g) is float or type(g) is np.float64):  # inner product
-            return (g * b if need & 1 else None), (g * a if need & 2 else None)
     if (type(a) is _NDARRAY and a.dtype == object or type(b) is _NDARRAY and b.dtype == object) \
             and holds_objects((a, b), {}):
         _objects_refused(opname, a, b)
@@ -3641,9 +3659,15 @@ def _positions(it):
 def _dropped(ga, g, a, b):
     """The inlined array product's cotangent ga (`codegen`'s fast path) with 0 where the result a * b is
     not finite and g is 0 (`generic.dropped_nan_zero`); the product made again only then."""
+    if type(ga) is _NDARRAY and ga.dtype is _F8_DTYPE and (ones := _ONES.get(ga.shape)) is not None and _isfinite(
+            ga.dot(ones)):
+        return ga  # (`finite_f8`'s first case, inline: this runs per inlined product)
     if type(ga) is _NDARRAY and (generic.finite_f8(ga) if ga.dtype is _F8_DTYPE else np.isfinite(ga.sum())):
         return ga
     return dropped_nan_zero(ga, g, lambda: a * b)
+
+
+_ONES = generic._ONES  # (`generic.sum_f8`'s vectors of ones, by shape)
 
 
 _F8_DTYPE = np.dtype(np.float64)

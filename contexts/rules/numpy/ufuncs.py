@@ -23,7 +23,7 @@ from typing import Any, Callable
 import numpy as np
 
 from ..leaves import ArrayLeaf, as_array  # np.asarray, but a dask array is left as it is
-from ..generic import dropped_nan_zero
+from ..generic import _ONES, dropped_nan_zero
 from ..operator import pow_dx
 from ..registry import NoClosedForm, registry
 from ..ties import at_tip, cone_tip, kink_tie, note_kink, note_tie, plain, told
@@ -33,6 +33,8 @@ from ._util import match_primal as _match_primal
 __all__ = ["ufunc_rule", "inexact", "match_primal"]
 
 _ndarray = np.ndarray
+_F8D = np.dtype(np.float64)
+_isfinite = math.isfinite
 _f8 = np.float64
 
 
@@ -218,21 +220,35 @@ def _hot(partial: Callable) -> Callable:
     """`hot(dy, y, x)`: the cotangent `dy * partial(y, x)` of a real array x, for a cotangent dy of its
     shape and dtype (the common case), written into the partial's own array where it made one for the
     call (not y, x or a view of them; its shape and dtype: the tests are inline, this runs per call)."""
+    # (`_scratch` and `dropped_nan_zero`'s first case, a finite float64 array, inline: this runs per
+    # elementwise pullback, and each call costs as much as the product)
     if type(partial) is OneOver:
         denominator = partial.denominator
 
         def hot(dy, y, x):
             d = denominator(y, x)
-            if _scratch(d, dy, y, x):
-                return dropped_nan_zero(np.divide(dy, d, out=d), dy, y)
-            return dropped_nan_zero(dy / d, dy, y)
+            if type(d) is _ndarray and d is not y and d is not x and d.base is None and (
+                    (dt := d.dtype) is dy.dtype or dt == dy.dtype) and d.shape == dy.shape:
+                g = np.divide(dy, d, out=d)
+            else:
+                g = dy / d
+            if type(g) is _ndarray and g.dtype is _F8D and (ones := _ONES.get(g.shape)) is not None and _isfinite(
+                    g.dot(ones)):
+                return g
+            return dropped_nan_zero(g, dy, y)
     else:
         def hot(dy, y, x):
             p = partial(y, x)
-            if _scratch(p, dy, y, x):
+            if type(p) is _ndarray and p is not y and p is not x and p.base is None and (
+                    (dt := p.dtype) is dy.dtype or dt == dy.dtype) and p.shape == dy.shape:
                 p *= dy
-                return dropped_nan_zero(p, dy, y)
-            return dropped_nan_zero(dy * p, dy, y)
+                g = p
+            else:
+                g = dy * p
+            if type(g) is _ndarray and g.dtype is _F8D and (ones := _ONES.get(g.shape)) is not None and _isfinite(
+                    g.dot(ones)):
+                return g
+            return dropped_nan_zero(g, dy, y)
     return hot
 
 
