@@ -159,6 +159,28 @@ def vander(x, N=None, increasing=False):
     return v if increasing else v[:, ::-1]
 
 
+def integer_of(kind):
+    """`np.int64(x)` (and numpy's other signed integer types) of a number or an array: truncation toward 0, as
+    `x.astype(np.int64)` computes it, whose jumps at the integers the engines check (numpy's constructor was a
+    C class without a rule: pylightcurve's orbits, `np.int_((t - t0) / period) * period`, refused in both
+    modes). Text (parsed), a base, is numpy's own constructor's."""
+    def integer(x=0, *rest):
+        if rest or isinstance(x, (str, bytes)) or x is None:
+            return _construct(kind, x, *rest)
+        return np.asarray(x).astype(kind)[()]
+    integer.__name__ = integer.__qualname__ = f"{kind.__name__}_of"
+    return integer
+
+
+def _construct(kind, *args):
+    return kind(*args)
+
+
+registry.nondifferentiable(_construct)
+for _kind in (np.int8, np.int16, np.int32, np.int64, np.intc, np.int_, np.longlong):
+    registry.set(_kind, stand_in=integer_of(_kind))
+del _kind
+
 registry.nondifferentiable(vectorize_plan)
 registry.set(np.vander, stand_in=vander)
 registry.set(np.vdot, stand_in=vdot)
