@@ -163,6 +163,8 @@ def test_a_tolerance_branch_at_a_cone_tip_is_refused_in_both_modes(norm, monkeyp
 
 def test_a_compared_value_whose_rate_is_nan_is_judged_in_forward_mode():
     f = lambda w: 1.0 if np.sqrt(np.sum(w * w)) < 1e-6 else w[0]  # noqa: E731
-    with np.errstate(all="ignore"), pytest.raises(SpecialPoint, match="not a number"):
+    # (since session 70 np.sqrt of a number at 0 with a rate of 0 is judged from the sides as math.sqrt is: the
+    # special case, on a region thinner than central differences see, is refused by that judgement)
+    with np.errstate(all="ignore"), pytest.raises(SpecialPoint, match="not a number|singular point"):
         jacfwd(f, np.zeros(2))
     assert jacfwd(f, np.array([0.5, 0.0])).tolist() == [1.0, 0.0]

@@ -8,7 +8,7 @@ differences."""
 import numpy as np
 import pytest
 
-from contexts import gradient
+from contexts import derivative, gradient
 
 from tests import fd
 
@@ -30,3 +30,11 @@ def root_of_a_constant_zero(x):
 def test_gradient_at_the_point(f, x):
     want = fd.gradient(f, x)[0]
     np.testing.assert_allclose(gradient(f, x)[0], want, rtol=1e-6, atol=1e-8)
+
+
+@pytest.mark.one_mode
+@pytest.mark.parametrize("f", [cube_root_of_cube, lambda x: np.arcsin(1.0 - x ** 2) + x, lambda x: np.sqrt(x ** 4) - x])
+def test_forward_modes_own_derivative(f):
+    # (numpy's functions of a number at a singular point of their own, judged from the two sides as math's are:
+    # `rules.ties.singular_still`)
+    np.testing.assert_allclose(derivative(f, 0.0), fd.derivative(f, 0.0), rtol=1e-6, atol=1e-8)

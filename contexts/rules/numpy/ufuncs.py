@@ -26,7 +26,7 @@ from ..leaves import ArrayLeaf, as_array  # np.asarray, but a dask array is left
 from ..generic import _ONES, dropped_nan_zero
 from ..operator import pow_dx
 from ..registry import NoClosedForm, registry
-from ..ties import at_tip, cone_tip, kink_tie, note_kink, note_tie, plain, told
+from ..ties import SINGULAR_AT, at_tip, cone_tip, kink_tie, note_kink, note_tie, plain, told
 from ..sparsity_specs import LINEAR, NONDIFF, STRUCTURAL, Custom, Elementwise
 from ._util import match_primal as _match_primal
 
@@ -870,3 +870,13 @@ registry.sparsity(Custom("ops.py: np.where(cond) alone is np.nonzero; the branch
 registry.sparsity(Custom("ops.py: bounds given as None; the side taken in local mode"), np.clip)
 registry.sparsity(Custom("ops.py: the np.where's it amounts to (numpy's own code asks a traced condition's "
                          "dtype)"), np.select)
+
+
+# numpy's functions of a number at a singular point of their own, as math's (`rules.math`): a computed rate of 0
+# there may hide a change of second order (`np.cbrt(x ** 3)` at 0 gave forward mode's derivative 0 for 1), so the
+# tangent twin has it judged from the two sides (`ties.singular_still`)
+for _fn, _singular_at in ((np.sqrt, lambda v: v == 0.0), (np.cbrt, lambda v: v == 0.0),
+                          (np.arccos, lambda v: abs(v) == 1.0), (np.arcsin, lambda v: abs(v) == 1.0),
+                          (np.arccosh, lambda v: v == 1.0)):
+    SINGULAR_AT[_fn] = (f"np.{_fn.__name__}", _singular_at)
+del _fn, _singular_at
