@@ -1,28 +1,44 @@
-"""pandas' bookkeeping met by code that computes with numpy (pvlib, xarray): Cython tests of values and the
-references pandas keeps between arrays sharing memory, none of which carries a derivative. Registered as
-non-differentiable primitives (reverse mode refused them as C functions without rules: `is_list_like` in
-every pvlib function taking a Series or a float alike).
+"""pandas: its bookkeeping met by code that computes with numpy (pvlib, xarray), and, in reverse mode, a Series or
+DataFrame built from differentiated arrays, differentiated through pandas' own Python.
 
-Loaded when pandas is first imported (`leaves.DOMAINS`); xarray's domain builds on it.
+- Bookkeeping (Cython tests of values, the references pandas keeps between arrays sharing memory, index engines
+  answering positions, labels, dates and offsets): non-differentiable primitives and constants (reverse mode
+  refused them as C functions without rules: `is_list_like` in every pvlib function taking a Series or a float
+  alike).
+- Containers of arrays: a `Block` (a Python class on libinternals' Cython `Block`) holds its array in a C field,
+  `values`; a `BlockManager` its blocks; an indexer (`s.iloc`) its object. Each is made natively, its fields read
+  as an object's; its maker's pullback gives each field's cotangent back to the argument that filled it. pandas'
+  `cache_readonly` (a Cython descriptor) has its Python getter run as code at every read (`leaves.
+  register_getter_descriptor`), `obj[k]` of a Series or DataFrame is pandas' `__getitem__` run as code
+  (`register_code_indexed`), and a comparison of one is checked at a tie as an array's (`register_float_holder`).
+- Refused, never answered: a write in place into a block's array after the block was made (`s[2] = v`,
+  `s.iloc[1] = v`, `where(..., inplace=True)`: the write's cotangent and the field's would not meet), blocks of
+  pandas' own arrays (`ExtensionBlock`: nullable floats, strings of numbers), dates made of floats, and every
+  Cython kernel without a rule (`roll_max`, `roll_apply`, `rank_1d`, group-bys, `map_infer`): `NoRuleError`
+  naming it. The kernels with rules are in `pandas_kernels.py`.
+
+Forward mode refuses a Series of duals (pandas holds ndarrays, never duals: `sanitize_array`). Loaded when pandas
+is first imported (`leaves.DOMAINS`); xarray's domain builds on it. Tests: tests/contexts/test_pandas_reverse.py.
 """
 
 from __future__ import annotations
 
 import sys
 
+import numpy as np
+import pandas as _pd
 from pandas._libs import internals as _pd_internals
 from pandas._libs import lib as _pd_lib
 from pandas._libs import missing as _pd_missing
 from pandas._libs import properties as _pd_properties
+from pandas._libs.tslibs import offsets as _pd_offsets
 
-import numpy as np
-
-from .leaves import CHANGE_STAMP, register_code_indexed, register_float_holder, register_constant, register_getter_descriptor, register_labels
+from .leaves import (CHANGE_STAMP, register_code_indexed, register_constant, register_float_holder,
+                     register_getter_descriptor, register_labels)
 from .registry import NoRuleError, registry
+from .sparsity_specs import CONCRETE
 
 __all__: list[str] = []
-
-import pandas as _pd  # noqa: E402
 
 
 def _string_labels(index) -> bool:
@@ -77,14 +93,7 @@ def _register_lookups() -> None:
 _register_lookups()
 
 
-
 # -- containers of arrays: pandas' Cython objects holding a Series' or DataFrame's values ----------------------
-#
-# A `Block` (a Python class on libinternals' Cython `Block`) holds its array in a C field, `values`; a
-# `BlockManager` its blocks in `blocks`; an indexer (`s.iloc`) its object in `obj`. Each is made natively and
-# its fields read as an object's (the reads' cotangents go to its box by field name); its maker's pullback
-# gives the box's field back to the argument that filled it. pandas' own Python around them (arithmetic,
-# reductions, windows) is then differentiated as any code is.
 
 def _remembering(cls, names: tuple, kinds=None, array: str | None = None):
     """Register cls's constructor as made natively from its arguments `names` (in order, by position or
@@ -118,7 +127,7 @@ def _remembering(cls, names: tuple, kinds=None, array: str | None = None):
     registry.set(cls, inplace=made)
 
 
-def _float_values(args, kw):
+def _numpy_values(args, kw):
     values = args[0] if args else kw.get("values")
     if not isinstance(values, np.ndarray) or type(values) is not np.ndarray:
         raise NoRuleError(f"reverse mode does not differentiate a pandas block holding a {type(values).__name__} "
@@ -133,15 +142,15 @@ def _holds_floats(obj) -> bool:
 
 
 def _register_containers() -> None:
-    from pandas.core.indexing import _iLocIndexer, _LocIndexer, _AtIndexer, _iAtIndexer
+    from pandas.core.generic import NDFrame
+    from pandas.core.indexing import _AtIndexer, _iAtIndexer, _iLocIndexer, _LocIndexer
     from pandas.core.internals.blocks import NumpyBlock
     from pandas.core.internals.managers import BlockManager
 
-    _remembering(NumpyBlock, ("values", "placement", "ndim", "refs"), _float_values, array="values")
+    _remembering(NumpyBlock, ("values", "placement", "ndim", "refs"), _numpy_values, array="values")
     _remembering(BlockManager, ("blocks", "axes", "verify_integrity"))
     for cls in (_iLocIndexer, _LocIndexer, _AtIndexer, _iAtIndexer):
         _remembering(cls, ("name", "obj"))
-    from pandas.core.generic import NDFrame
 
     register_code_indexed(NDFrame)  # (`df["a"]`, `s[1:]`: pandas' `__getitem__`, its code)
     register_float_holder(NDFrame, _holds_floats)  # (`s >= 0.3` at a tie: checked as an array's)
@@ -154,6 +163,9 @@ _register_containers()
 
 # pandas' `cache_readonly`: a Cython descriptor running a Python getter, its value kept in `obj._cache`
 register_getter_descriptor(_pd_properties.CachedProperty, lambda d: d.fget, cache_field="_cache")
+
+
+# -- labels and dates ----------------------------------------------------------------------------------------
 
 def _texts_only(arr) -> bool:
     """arr holds no number a derivative could be carried by: strings, None and NaN (an index's labels)."""
@@ -175,6 +187,9 @@ def ensure_string_array_rrule(arr, *args, **kw):
                           "carries no derivative)", fix="keep the values as numbers")
     y = _pd_lib.ensure_string_array(arr, *args, **kw)
     return y, lambda dy: (None,) * (1 + len(args)) + (({k: None for k in kw},) if kw else ())
+
+
+registry.sparsity(CONCRETE, _pd_lib.ensure_string_array)  # (text: no dependency)
 
 
 def _register_text_arrays() -> None:
@@ -225,8 +240,6 @@ _register_can_hold()
 
 
 # a frequency's text made an offset (`pd.date_range(..., freq="D")`): calendar objects, no derivative
-from pandas._libs.tslibs import offsets as _pd_offsets  # noqa: E402
-
 registry.nondifferentiable(_pd_offsets.to_offset)
 
 
@@ -242,6 +255,7 @@ def _dates_of_labels(cls) -> None:
         return y, lambda dy: (None,) * len(args) + (({k: None for k in kw},) if kw else ())
 
     registry.set(cls, rrule=made)
+    registry.sparsity(CONCRETE, cls)  # (a date: no dependency)
     register_constant(cls)
 
 

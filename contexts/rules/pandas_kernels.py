@@ -2,12 +2,13 @@
 
 Each primal is pandas' own (the kernel called as it is); the adjoint is numpy, in O(n):
 
+- `ops_dispatch.maybe_dispatch_ufunc_to_dunder_op` (numpy's ufuncs on a Series): a stand-in, the Python it is;
 - `algos.ensure_float64` and `algos.diff_2d`: stand-ins, the numpy they compute (differentiated as code);
 - `algos.take_*` (index alignment, `reindex`, `shift` by positions): a stand-in, `out[...] = values[indexer]`
   with the fill value where the indexer is -1;
 - `window.aggregations.roll_sum`, `roll_mean`, `roll_var`: linear in the values of each window (the variance
-  quadratic), their cotangents spread over the windows by difference arrays; a NaN output (fewer than
-  `min_periods` values) takes none: pandas fills it with a constant;
+  quadratic), their cotangents spread over the windows by difference arrays; the NaN output of a window with
+  fewer than `min_periods` values takes none: pandas fills it with a constant;
 - `window.aggregations.ewm`: linear in the values, `y[i] = a[i] y[i-1] + b[i] x[i]`, with a and b replayed from
   pandas' loop on the NaN pattern (adjust, ignore_na, min_periods); the replay is checked against pandas' own
   result and refused where it differs (times given as deltas are refused).
@@ -27,7 +28,7 @@ from pandas._libs.window import aggregations as _agg
 from .registry import NoRuleError, registry
 from .sparsity_specs import DENSE
 
-__all__ = ["ensure_float64", "diff_2d", "take_1d", "take_2d_axis0", "take_2d_axis1"]
+__all__ = ["maybe_dispatch_ufunc_to_dunder_op", "ensure_float64", "diff_2d", "take_1d", "take_2d_axis0", "take_2d_axis1"]
 
 
 # -- stand-ins: the numpy the kernel computes ------------------------------------------------------------
@@ -94,7 +95,43 @@ def take_2d_axis1(values, indexer, out, fill_value=np.nan, allow_fill=True):
         out[:, missing] = fill_value
 
 
+_DISPATCHED = frozenset({"add", "sub", "mul", "pow", "mod", "floordiv", "truediv", "divmod", "eq", "ne", "lt", "gt",
+                         "le", "ge", "remainder", "matmul", "or", "xor", "and", "neg", "pos", "abs"})
+_UNARY = frozenset({"neg", "pos", "abs"})
+_ALIASES = {"subtract": "sub", "multiply": "mul", "floor_divide": "floordiv", "true_divide": "truediv",
+            "power": "pow", "remainder": "mod", "divide": "truediv", "equal": "eq", "not_equal": "ne", "less": "lt",
+            "less_equal": "le", "greater": "gt", "greater_equal": "ge", "bitwise_or": "or", "bitwise_and": "and",
+            "bitwise_xor": "xor", "negative": "neg", "absolute": "abs", "positive": "pos"}
+_REVERSED = {"lt": "__gt__", "le": "__ge__", "gt": "__lt__", "ge": "__le__", "eq": "__eq__", "ne": "__ne__"}
+
+
+def _not_implemented(*args, **kwargs):
+    return NotImplemented
+
+
+def maybe_dispatch_ufunc_to_dunder_op(self, ufunc, method, *inputs, **kwargs):
+    """`ops_dispatch.maybe_dispatch_ufunc_to_dunder_op`: numpy's arithmetic ufunc on a Series (`np.add(s, 1)`) as
+    the Series' own operator method (`s.__add__(1)`), NotImplemented for any other (`np.log(s)`: pandas then
+    applies it to the values)."""
+    op_name = _ALIASES.get(ufunc.__name__, ufunc.__name__)
+    if kwargs or ufunc.nin > 2:
+        return NotImplemented
+    if method == "__call__" and op_name in _DISPATCHED:
+        if inputs[0] is self:
+            meth = getattr(self, f"__{op_name}__", _not_implemented)
+            if op_name in _UNARY:
+                return meth()
+            return meth(inputs[1])
+        if inputs[1] is self:
+            meth = getattr(self, _REVERSED.get(op_name, f"__r{op_name}__"), _not_implemented)
+            return meth(inputs[0])
+    return NotImplemented
+
+
 def _register_stand_ins() -> None:
+    from pandas._libs import ops_dispatch
+
+    registry.set(ops_dispatch.maybe_dispatch_ufunc_to_dunder_op, stand_in=maybe_dispatch_ufunc_to_dunder_op)
     registry.set(_algos.ensure_float64, stand_in=ensure_float64)
     registry.set(_algos.diff_2d, stand_in=diff_2d)
     for name in dir(_algos):
@@ -128,10 +165,9 @@ def _spread(weights, start, end, n):
 
 
 def _taken(dy, y, counts, minp):
-    """The cotangents of the outputs pandas computed from their windows (enough values): a NaN output there,
-    pandas' constant, takes none."""
-    g = np.where((counts >= max(minp, 1)) & ~np.isnan(y), dy, 0.0)
-    return g
+    """The cotangents of the outputs pandas computed from their windows (enough values); an output of a window
+    with fewer, pandas' constant NaN, takes none."""
+    return np.where(counts >= max(minp, 1), dy, 0.0)
 
 
 def _check_windows(start, end, n) -> None:

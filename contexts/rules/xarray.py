@@ -21,7 +21,6 @@ Loaded when xarray is first imported (`leaves.DOMAINS`).
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 
 from overdub.errors import OverdubError
 

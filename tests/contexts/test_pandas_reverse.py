@@ -125,6 +125,11 @@ def loc_iloc_reads(x):
     return s.loc[2] * s.iloc[3] + s.iloc[1:4].sum() + s.iat[2] * s.at[3]
 
 
+def numpy_ufuncs(x):  # (numpy's ufuncs on a Series: pandas' `__array_ufunc__`, its dispatch to operators)
+    s = pd.Series(x)
+    return np.log(s).sum() + np.sqrt(s).sum() + np.sum(np.asarray(s) ** 2) + np.add(s, 1.0).sum()
+
+
 def dates(x):
     s = pd.Series(x, index=pd.date_range("2020-06-01", periods=len(x), freq="D"))
     return float((s * 2.0 + 1.0).sum())
@@ -132,7 +137,7 @@ def dates(x):
 
 WORKS = [arith, reductions, to_numpy, columns, df_values, new_column, shift, diff, cumsum, rolling_mean, rolling_sum,
          rolling_std_var, rolling_center, df_rolling, ewm_mean, ewm_no_adjust, ewm_differentiated_alpha, ewm_sum,
-         loc_iloc_reads, dates]
+         loc_iloc_reads, numpy_ufuncs, dates]
 
 
 @pytest.mark.parametrize("f", WORKS, ids=lambda f: f.__name__)
@@ -375,12 +380,32 @@ def tie_frame(x):
     return ((df > 0.3) * df).sum().sum()
 
 
+def tie_maximum(x):
+    return np.maximum(pd.Series(x), 0.3).sum()
+
+
+def forward_filled(x):  # (pandas' NumpyExtensionArray: kept refused, session 36's hazard 4)
+    return (pd.Series(x).shift(2).ffill() ** 2).sum()
+
+
+def nullable_floats(x):  # (an ExtensionBlock of pandas' own array)
+    return (pd.Series(x, dtype="Float64") * 2).sum()
+
+
+def copy_written(x):
+    s = pd.Series(x)
+    t = s.copy()
+    t.iloc[0] = 0.0
+    return (t * s).sum()
+
+
 BATTERY = [nan_padding, pct_change, rolling_min_periods, rolling_nan, ewm_nan, ewm_nan_ignored, align_range,
            align_strings, align_integers, align_frame, reindex, reindex_strings, object_dtype, object_values,
            float_index, fillna, where_mask, concat, sort_values, cumulative, expanding, max_min, abs_, rolling_max,
            rolling_apply, row_apply, rank, groupby_sum, write_after_making, write_before_making, setitem,
            iloc_setitem, where_inplace, clip_inplace, fillna_inplace, frame_iloc_setitem, frame_loc_setitem,
-           column_iadd, series_iadd, tie_operator, tie_method, tie_clip, tie_where, tie_frame]
+           column_iadd, series_iadd, tie_operator, tie_method, tie_clip, tie_where, tie_frame, tie_maximum,
+           forward_filled, nullable_floats, copy_written]
 
 # refused, never answered: writes in place into a block's array after it was made, and ties
 MUST_REFUSE = {write_after_making, setitem, iloc_setitem, where_inplace, clip_inplace, tie_operator, tie_method,
@@ -479,6 +504,22 @@ def test_stand_ins_are_pandas_kernels_bit_for_bit():
             assert np.array_equal(a, b, equal_nan=True)
     i = np.arange(3)
     assert ensure_float64(v) is v and np.array_equal(ensure_float64(i), algos.ensure_float64(i))
+
+
+def test_ufunc_dispatch_stand_in_is_pandas_own():
+    from pandas._libs import ops_dispatch
+
+    from contexts.rules.pandas_kernels import maybe_dispatch_ufunc_to_dunder_op
+
+    s = pd.Series([1.0, 2.0, 3.0])
+    for ufunc, inputs in ((np.add, (s, 1.0)), (np.add, (1.0, s)), (np.log, (s,)), (np.negative, (s,)),
+                          (np.less, (1.5, s)), (np.power, (s, 2)), (np.subtract, (2.0, s)), (np.maximum, (s, 2.0)),
+                          (np.absolute, (s,))):
+        a = ops_dispatch.maybe_dispatch_ufunc_to_dunder_op(s, ufunc, "__call__", *inputs)
+        b = maybe_dispatch_ufunc_to_dunder_op(s, ufunc, "__call__", *inputs)
+        assert (a is NotImplemented) == (b is NotImplemented), ufunc
+        assert a is NotImplemented or a.equals(b), ufunc
+    assert maybe_dispatch_ufunc_to_dunder_op(s, np.add, "reduce", s) is NotImplemented
 
 
 def test_forward_mode_still_refuses_a_series_of_duals():
