@@ -9,11 +9,13 @@ Each primal is pandas' own (the kernel called as it is); the adjoint is numpy, i
 - `window.aggregations.roll_sum`, `roll_mean`, `roll_var`: linear in the values of each window (the variance
   quadratic), their cotangents spread over the windows by difference arrays; the NaN output of a window with
   fewer than `min_periods` values takes none: pandas fills it with a constant;
+- `window.aggregations.roll_max`, `roll_min`: each output's cotangent to its window's extreme; a tie (two equal
+  values extreme in one window) refused;
 - `window.aggregations.ewm`: linear in the values, `y[i] = a[i] y[i-1] + b[i] x[i]`, with a and b replayed from
   pandas' loop on the NaN pattern (adjust, ignore_na, min_periods); the replay is checked against pandas' own
   result and refused where it differs (times given as deltas are refused).
 
-The other kernels (`roll_max`, `roll_min`, `roll_apply`, `roll_median`, group-bys, ...) have no rule: a
+The other kernels (`roll_apply`, `roll_median_c`, `roll_quantile`, `rank_1d`, group-bys, ...) have no rule: a
 differentiated array reaching one is refused by name (`NoRuleError`), never given a wrong derivative.
 
 Loaded with `contexts.rules.pandas`.
@@ -209,6 +211,33 @@ def roll_var_adjoint(dy, y, values, start, end, minp, ddof=1):
     return (np.where(observed, a * x - b, 0.0), None, None, None, None)
 
 
+def _extreme_adjoint(pick, name):
+    """The adjoint of `roll_max` / `roll_min`: each output's cotangent to the one value of its window that is the
+    extreme (NaN values skipped); a window whose extreme is tied (two equal values) refused: there the branches
+    meet and no derivative is the function's; one whose extreme is not pandas' output, refused."""
+    def adjoint(dy, y, values, start, end, minp):
+        counts, observed, start, end = _windows(values, start, end)
+        g = _taken(dy, y, counts, minp)
+        out = np.zeros(len(values))
+        for i in np.flatnonzero(g):
+            window = values[start[i]:end[i]]
+            best = pick(window)
+            hits = np.flatnonzero(window == best)
+            if best != y[i]:
+                raise NoRuleError(f"pandas' {name}: its extreme could not be found again for the reverse rule")
+            if len(hits) != 1:
+                raise NoRuleError(f"reverse mode does not differentiate pandas' {name} at a tie (two equal values "
+                                  "extreme in one window): there the branches meet", fix="differentiate at a point "
+                                  "off the tie")
+            out[start[i] + hits[0]] += g[i]
+        return (out, None, None, None)
+    return adjoint
+
+
+registry.adjoint(_agg.roll_max)(_extreme_adjoint(np.nanmax, "roll_max"))
+registry.adjoint(_agg.roll_min)(_extreme_adjoint(np.nanmin, "roll_min"))
+
+
 # -- exponentially weighted windows ------------------------------------------------------------------------
 
 def _ewm_coefficients(vals, minp, com, adjust, ignore_na, normalize):
@@ -307,6 +336,6 @@ def _ewm_back(dy, y, vals, start, end, minp, com, adjust, ignore_na, deltas=None
     return out, dcom
 
 
-for _fn in (_agg.roll_sum, _agg.roll_mean, _agg.roll_var, _agg.ewm):
+for _fn in (_agg.roll_sum, _agg.roll_mean, _agg.roll_var, _agg.roll_max, _agg.roll_min, _agg.ewm):
     registry.sparsity(DENSE, _fn)
 del _fn

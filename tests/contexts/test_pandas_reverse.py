@@ -267,7 +267,24 @@ def abs_(x):
 
 
 def rolling_max(x):
-    return pd.Series(x).rolling(3).max().sum()
+    s = pd.Series(x)
+    return (s.rolling(3).max() * s).sum() + s.rolling(2, min_periods=1).min().sum()
+
+
+def rolling_max_nan(x):
+    s = pd.Series(_with_nan(x))
+    return np.nansum((s.rolling(3, min_periods=1).max() ** 2).to_numpy())
+
+
+def stochastic(x):  # (ta's stochastic oscillator)
+    s = pd.Series(x)
+    low, high = s.rolling(3).min(), s.rolling(3).max()
+    return ((s - low) / (high - low)).sum()
+
+
+def tie_rolling_max(x):  # (two equal values extreme in one window)
+    s = pd.Series(np.concatenate([x[:2], x[1:2], x[2:]]))
+    return s.rolling(3).min().sum() + s.rolling(3).max().sum()
 
 
 def rolling_apply(x):
@@ -402,14 +419,15 @@ def copy_written(x):
 BATTERY = [nan_padding, pct_change, rolling_min_periods, rolling_nan, ewm_nan, ewm_nan_ignored, align_range,
            align_strings, align_integers, align_frame, reindex, reindex_strings, object_dtype, object_values,
            float_index, fillna, where_mask, concat, sort_values, cumulative, expanding, max_min, abs_, rolling_max,
-           rolling_apply, row_apply, rank, groupby_sum, write_after_making, write_before_making, setitem,
+           rolling_max_nan, stochastic, tie_rolling_max, rolling_apply, row_apply, rank, groupby_sum,
+           write_after_making, write_before_making, setitem,
            iloc_setitem, where_inplace, clip_inplace, fillna_inplace, frame_iloc_setitem, frame_loc_setitem,
            column_iadd, series_iadd, tie_operator, tie_method, tie_clip, tie_where, tie_frame, tie_maximum,
            forward_filled, nullable_floats, copy_written]
 
 # refused, never answered: writes in place into a block's array after it was made, and ties
 MUST_REFUSE = {write_after_making, setitem, iloc_setitem, where_inplace, clip_inplace, tie_operator, tie_method,
-               tie_clip, tie_where, tie_frame}
+               tie_clip, tie_where, tie_frame, tie_rolling_max}
 
 
 @pytest.mark.parametrize("f", BATTERY, ids=lambda f: f.__name__)
@@ -435,8 +453,8 @@ def test_a_write_in_place_is_refused_by_name():
 
 
 def test_a_kernel_without_a_rule_is_refused_by_name():
-    with pytest.raises(OverdubError, match="roll_max"):
-        gradient(rolling_max, X)
+    with pytest.raises(OverdubError, match="roll_apply"):
+        gradient(rolling_apply, X)
 
 
 # -- the kernels' rules, on their own: against central differences -----------------------------------
@@ -450,6 +468,8 @@ def _kernel_cases():
     yield "roll_sum", lambda v: agg.roll_sum(v, start, end, 2)
     yield "roll_mean", lambda v: agg.roll_mean(v, start, end, 1)
     yield "roll_var", lambda v: agg.roll_var(v, start, end, 2, ddof=1)
+    yield "roll_max", lambda v: agg.roll_max(v, start, end, 1)
+    yield "roll_min", lambda v: agg.roll_min(v, start, end, 2)
     zero, full = np.array([0], dtype=np.int64), np.array([n], dtype=np.int64)
     for adjust in (True, False):
         for ignore_na in (True, False):
