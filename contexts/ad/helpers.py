@@ -416,6 +416,11 @@ def _dual_binop_adj(opname, g, y, a, b, need):
     if opname == "pow":  # (the rules' partials: `0 ** 0.0`, a constant, raised ZeroDivisionError)
         ga = g * _conj(pow_dx(a, b)) if need & 1 else None
         gb = g * _conj(pow_dn(a, b, a ** b)) if need & 2 else None
+        # (0 * nan where the result was a NaN dropped later, as for `*` and `/` below: pandas' `s ** 2` of a
+        # Series padded with NaN by `shift`, whose exponent is numpy's int, gave NaN for -60)
+        result = (lambda: a ** b) if y is None else y
+        ga = dropped_nan_zero(ga, g, result) if ga is not None else None
+        gb = dropped_nan_zero(gb, g, result) if gb is not None else None
     elif opname in DERIVATIVES:
         da, db = DERIVATIVES[opname]
         cy = _conj(a / b if y is None and opname == "truediv" else y)
@@ -493,8 +498,10 @@ def held(S, y):
 
 def _parts(y, limit=10_000):
     """(path, part) of the objects, dicts, lists and tuples y holds, y first, each once, at most `limit`."""
-    seen, out, todo = set(), [], [((), y)]
-    while todo and len(out) < limit:
+    seen, out, todo, later = set(), [], [((), y)], []
+    while (todo or later) and len(out) < limit:
+        if not todo:  # (a descriptor's cache last: its parts found by their own paths first, `_same_shape`)
+            todo, later = later, []
         path, v = todo.pop()
         if id(v) in seen or type(v) in _LEAF_TYPES:
             continue
@@ -505,6 +512,9 @@ def _parts(y, limit=10_000):
             items = enumerate(v)
         elif _object_field(v):
             items = fields_of(v).items()
+            if leaves.CACHE_FIELDS and not leaves.CACHE_FIELDS.isdisjoint(fields_of(v)):
+                later.extend((path + (k,), w) for k, w in items if k in leaves.CACHE_FIELDS)
+                items = [(k, w) for k, w in items if k not in leaves.CACHE_FIELDS]
         else:
             continue
         out.append((path, v))
@@ -573,6 +583,8 @@ def _same_shape(v0, v1) -> bool:
         return v0.keys() == v1.keys()
     if isinstance(v0, (list, tuple)):
         return len(v0) == len(v1)
+    if leaves.CACHE_FIELDS:  # (a descriptor's cache, filled by reads natively: a part in it is still found by path)
+        return fields_of(v0).keys() - leaves.CACHE_FIELDS == fields_of(v1).keys() - leaves.CACHE_FIELDS
     return fields_of(v0).keys() == fields_of(v1).keys()
 
 
@@ -1035,6 +1047,11 @@ def getattr_(obj, attr):
             # reverse pass, the stored value was a constant: 0 for 1.8)
             return _twin(ga, obj, attr)
         return getattr(obj, attr), None
+    if leaves.GETTER_DESCRIPTORS and (getter := leaves.GETTER_DESCRIPTORS.get(type(prop))) is not None and type(
+            fget := getter(prop)) is types.FunctionType:
+        # a C descriptor running a Python getter (pandas' `cache_readonly`): its twin at every read, its cache
+        # neither read nor filled (natively its result's cotangent went to a field nothing read back: 0)
+        return _twin(fget, obj)
     if isinstance(prop, property):
         if prop.fget is None:
             return getattr(obj, attr), None  # (Python raises: unreadable)
@@ -1165,8 +1182,9 @@ def subscript(obj, idx):
     now, so what it stores (a lazy cache filled on the first read) is recorded (run natively, a later
     read found the cached value a constant: 0 for 4)."""
     kind = type(obj)
-    if kind.__flags__ & HEAPTYPE and not is_engine_class(kind) and not value_class(kind):
-        # (not numpy's, pandas', dask's, xarray's values: their indexing has rules of its own)
+    if kind.__flags__ & HEAPTYPE and not is_engine_class(kind) and (not value_class(kind) or leaves.CODE_INDEXED and (
+            issubclass(kind, tuple(leaves.CODE_INDEXED)))):
+        # (not numpy's, dask's, xarray's values: their indexing has rules of its own; pandas' is code)
         gi = getattr(kind, "__getitem__", None)
         if type(gi) is types.FunctionType:
             return _twin(gi, obj, idx)

@@ -61,6 +61,8 @@ from ..rules.registry import (HOT_REDUCE_OPTIONS, PLAIN_OPERANDS, NoDerivative, 
 from .codegen import ARGUMENTS_ONLY, CELLS_CONSTANT, EVERY_ARGUMENT, FRESH_SELF, HELPERS, KW_ACTIVE, generate
 from ..lowered.activity import NONDIFF_BUILTINS, cells_callees_may_change, cells_rebound_by_callees, state_cells
 from ..lowered.lower import Unsupported, lower
+from ..lowered.runtime import equality_guard
+from ..rules.leaves import FLOAT_HOLDERS as _FLOAT_HOLDERS
 from ..lowered.runtime import (_INT_CASTS, int_cast_jump, JUMP_FUNCTIONS, ORDER_METHODS, axis_of, jump_active, jump_guard, jump_operands, STAIRS, dataclass_init, dataclass_init_is_code, is_stair as _stairs, parsed, remembered_text, staircase_reverse, stair_method, divisor_jump,
                                dataclass_init_as, generated_init_owner,
                                text_of as _text_of, unpack)
@@ -935,6 +937,9 @@ def call(mask, f, /, *args, **kw):
                 x, _ = jump_operands(f, args)  # (`np.floor(t)` of a differentiated t exactly on one of its jumps; an
                 if x is not None:              # argsort's at a tie; a search's value on the grid)
                     jump_guard(*jump, x, None, axis_of(jump[0], args, kw))
+            elif rule.kind == "nondiff" and len(args) == 2 and _FLOAT_HOLDERS and (
+                    test := _HELD_COMPARISONS.get(f)) is not None and mask != 0:
+                _held_comparison(test, args, mask)
             elif rule.kind == "nondiff" and is_method and type(f.__self__) is _NDARRAY and (
                     jump := ORDER_METHODS.get(f.__name__)) is not None:
                 jump_guard(*jump, f.__self__, None, axis_of(jump[0], (f.__self__, *args), kw))  # (`x.argsort()`)
@@ -1024,6 +1029,32 @@ def call(mask, f, /, *args, **kw):
 
 _METHOD_DESCRIPTOR = types.MethodDescriptorType
 _SLOT_WRAPPER = types.WrapperDescriptorType  # (`dict.__setitem__`)
+
+
+_HELD_COMPARISONS = {operator.lt: "<", operator.le: "<=", operator.gt: ">", operator.ge: ">=", operator.eq: "==",
+                     operator.ne: "!="}
+_FLIPPED = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "==": "==", "!=": "!="}
+
+
+def _held_comparison(op: str, args, mask) -> None:
+    """`operator.ge(s, 0.3)` called as a function (pandas' `op(self, other)`) where an operand is a value class
+    holding floats (`leaves.FLOAT_HOLDERS`: a Series): its tie checked as the comparison written `s >= 0.3` is
+    (`lowered.runtime.equality_guard`), the active operand first. Run natively, it was not: `s.ge(0.3) * s` gave
+    1 at 0.3, where there is no derivative. Two active operands: as written, an equality's tie is checked."""
+    a, b = args
+    if not any(isinstance(v, tuple(_FLOAT_HOLDERS)) for v in args):
+        return
+    ia, ib = mask < 0 or bool(mask & 1), mask < 0 or bool(mask & 2)
+    if ia and ib:
+        if op in ("==", "!=") and a is not b:
+            equality_guard(a, b, op)
+            equality_guard(b, a, op)
+        elif a is not b:  # (an ordering of two values that may both carry derivatives: its tie, one way)
+            equality_guard(a, b, op)
+    elif ia:
+        equality_guard(a, b, op)
+    elif ib:
+        equality_guard(b, a, _FLIPPED[op])
 
 
 def _method_call(mask, f, args, kw):

@@ -24,6 +24,7 @@ from overdub.ops import HEAPTYPE
 # (forward mode depends on nothing of reverse mode: no cycle)
 from ..forward.dual import Dual as _Dual, primal
 from ..rules.cotangents import MapBox, Refused, SeqBox, Tangent, acc, fields_of, has_fields, merge_into
+from ..rules import leaves as _leaves
 from ..rules.leaves import ArrayLeaf, Scalar, container_of, in_kind, kind_of, np_dtype
 
 __all__ = ["Session", "finalize", "zero_of", "TICKS", "CHANGES"]
@@ -114,6 +115,13 @@ def bottom(obj):
     while isinstance(obj, np.ndarray) and isinstance(obj.base, np.ndarray):  # (a subclass's view too)
         obj = obj.base
     return obj
+
+
+def change_stamp(obj=None) -> int:
+    """`leaves.CHANGE_STAMP`: the latest change's stamp, or that of obj's memory's last in-place change (0)."""
+    if obj is None:
+        return CHANGES[0]
+    return LAST_CHANGE.get(id(bottom(obj)), 0)
 
 
 def changed(obj) -> None:
@@ -397,3 +405,6 @@ def _leaf_cotangent(d, x):
     if xd.kind == "f" and dd != xd and dd.kind == "f":
         d = d.astype(xd) if hasattr(d, "astype") else np.asarray(d, dtype=xd)  # (a torch tensor: numpy's cast, `in_kind` after)
     return in_kind(d, x)  # (a JAX array's gradient: a JAX array, where numpy's rules gave an ndarray)
+
+
+_leaves.CHANGE_STAMP[0] = change_stamp

@@ -40,7 +40,7 @@ from overdub.errors import OverdubError
 
 from ..rules.frames import is_engine_class, outside_engine
 from ..rules.operator import KINK
-from ..rules.leaves import value_class
+from ..rules.leaves import FLOAT_HOLDERS, value_class
 from ..rules.watch import JUMP_WATCH, watch_order
 from ..rules.registry import registry
 
@@ -2617,6 +2617,10 @@ def _may_carry(v) -> bool:
     kind = UNCHANGEABLE_WHEN.get(type(v))  # (forward mode's Dual: a number's or an array's)
     if kind is not None:
         return True
+    if FLOAT_HOLDERS:  # (a pandas Series of floats: `s >= 0.3`, checked as its array's)
+        for cls, holds in FLOAT_HOLDERS.items():
+            if isinstance(v, cls):
+                return holds(v)
     return isinstance(v, numbers.Number) and not isinstance(v, numbers.Integral)
 
 

@@ -316,6 +316,51 @@ def register_held_values(cls: type, values: Callable) -> None:
     HELD_VALUES[cls] = values
 
 
+GETTER_DESCRIPTORS: dict[type, Callable[[Any], Any]] = {}
+"""Classes of C descriptors whose `__get__` runs a Python function of the object (pandas' `cache_readonly`, a
+Cython class): `getter(descriptor)` gives that function. Reverse mode runs it as code at every read (natively
+its result's cotangent went to a field nothing reads back: every gradient 0), never reading or filling the
+descriptor's cache; `cache_field` names the field the cache is kept in, which a re-run object may lack."""
+
+CACHE_FIELDS: set[str] = set()
+
+
+def register_getter_descriptor(cls: type, getter: Callable[[Any], Any], cache_field: str | None = None) -> None:
+    """Register `cls`, a C class of descriptors running a Python getter: see `GETTER_DESCRIPTORS`."""
+    if not isinstance(cls, type):
+        raise TypeError(f"register_getter_descriptor takes a class, not {cls!r}")
+    GETTER_DESCRIPTORS[cls] = getter
+    if cache_field is not None:
+        CACHE_FIELDS.add(cache_field)
+
+CODE_INDEXED: list[type] = []
+"""Value classes (`value_class`) whose `obj[k]` is their own Python `__getitem__`, run as code in reverse mode's
+forward sweep (pandas' Series and DataFrame: natively it stored into objects unrecorded, and was refused)."""
+
+
+def register_code_indexed(cls: type) -> None:
+    """Register `cls` (and its subclasses): see `CODE_INDEXED`."""
+    if not isinstance(cls, type):
+        raise TypeError(f"register_code_indexed takes a class, not {cls!r}")
+    CODE_INDEXED.append(cls)
+
+CHANGE_STAMP: list = [None]
+"""Reverse mode's stamps of in-place changes, filled when it loads (`contexts.ad.structs`): `stamp()` the latest
+change's, `stamp(a)` that of the last in-place change of array a's memory (0 if none). A rule making a container
+of an array (a pandas block) compares them to refuse a write into it after it was made (see `pandas.py`)."""
+
+FLOAT_HOLDERS: dict[type, Callable[[Any], bool]] = {}
+"""Value classes holding arrays of numbers (pandas' Series and DataFrame) with `holds(obj)`: whether obj holds
+floats or complex numbers, which an equality or ordering (`s >= 0.3`) can single out at a tie: reverse mode
+checks them there as an array's (a tie of `(s >= 0.3) * s` went unchecked: 1 where there is no derivative)."""
+
+
+def register_float_holder(cls: type, holds: Callable[[Any], bool]) -> None:
+    """Register `cls` (and its subclasses): see `FLOAT_HOLDERS`."""
+    if not isinstance(cls, type):
+        raise TypeError(f"register_float_holder takes a class, not {cls!r}")
+    FLOAT_HOLDERS[cls] = holds
+
 def carries_none(x) -> bool:
     """x is an object of a registered constant type, or labels of a registered type whose dtype carries no
     derivative (integers, strings, dates); False at once while none is registered (xarray not imported)."""

@@ -446,8 +446,10 @@ def pow_adjoint(dy, y, x, n):
         return None, None
     # (an integer base or exponent has no cotangent: `x[:, None] ** np.arange(k)` in scipy's gaussian
     # kernel raised "Integers to negative integer powers" computing the integers' own)
-    return (None if _integral(x) else fit(dy * conj(pow_dx(x, n)), x),
-            None if _integral(n) else fit(dy * conj(pow_dn(x, n, y)), n))
+    # (0 * nan where the result was a NaN dropped later, as the elementwise rules do: `operator.pow(a, 2)` in
+    # pandas' arithmetic, a Series padded with NaN by `shift`, gave NaN for -60)
+    return (None if _integral(x) else fit(generic.dropped_nan_zero(dy * conj(pow_dx(x, n)), dy, y), x),
+            None if _integral(n) else fit(generic.dropped_nan_zero(dy * conj(pow_dn(x, n, y)), dy, y), n))
 
 
 def _pow_tangent(tx, tn, x, n, y):

@@ -1,22 +1,53 @@
-"""pandas' bookkeeping met by code that computes with numpy (pvlib, xarray): Cython tests of values and the
-references pandas keeps between arrays sharing memory, none of which carries a derivative. Registered as
-non-differentiable primitives (reverse mode refused them as C functions without rules: `is_list_like` in
-every pvlib function taking a Series or a float alike).
+"""pandas: its bookkeeping met by code that computes with numpy (pvlib, xarray), and, in reverse mode, a Series or
+DataFrame built from differentiated arrays, differentiated through pandas' own Python.
 
-Loaded when pandas is first imported (`leaves.DOMAINS`); xarray's domain builds on it.
+- Bookkeeping (Cython tests of values, the references pandas keeps between arrays sharing memory, index engines
+  answering positions, labels, dates and offsets): non-differentiable primitives and constants (reverse mode
+  refused them as C functions without rules: `is_list_like` in every pvlib function taking a Series or a float
+  alike).
+- Containers of arrays: a `Block` (a Python class on libinternals' Cython `Block`) holds its array in a C field,
+  `values`; a `BlockManager` its blocks; an indexer (`s.iloc`) its object. Each is made natively, its fields read
+  as an object's; its maker's pullback gives each field's cotangent back to the argument that filled it. pandas'
+  `cache_readonly` (a Cython descriptor) has its Python getter run as code at every read (`leaves.
+  register_getter_descriptor`), `obj[k]` of a Series or DataFrame is pandas' `__getitem__` run as code
+  (`register_code_indexed`), and a comparison of one is checked at a tie as an array's (`register_float_holder`).
+- Refused, never answered: a write in place into a block's array after the block was made (`s[2] = v`,
+  `s.iloc[1] = v`, `where(..., inplace=True)`: the write's cotangent and the field's would not meet), blocks of
+  pandas' own arrays (`ExtensionBlock`: nullable floats, strings of numbers), dates made of floats, and every
+  Cython kernel without a rule (`roll_max`, `roll_apply`, `rank_1d`, group-bys, `map_infer`): `NoRuleError`
+  naming it. The kernels with rules are in `pandas_kernels.py`.
+
+Forward mode refuses a Series of duals (pandas holds ndarrays, never duals: `sanitize_array`). Loaded when pandas
+is first imported (`leaves.DOMAINS`); xarray's domain builds on it. Tests: tests/contexts/test_pandas_reverse.py.
 """
 
 from __future__ import annotations
 
-from pandas._libs import internals as _pd_internals
-from pandas._libs import lib as _pd_lib
+import sys
 
 import numpy as np
+import pandas as _pd
+from pandas._libs import internals as _pd_internals
+from pandas._libs import lib as _pd_lib
+from pandas._libs import missing as _pd_missing
+from pandas._libs import properties as _pd_properties
+from pandas._libs.tslibs import offsets as _pd_offsets
 
-from .leaves import register_constant
-from .registry import registry
+from .leaves import (CHANGE_STAMP, register_code_indexed, register_constant, register_float_holder,
+                     register_getter_descriptor, register_labels)
+from .registry import NoRuleError, registry
+from .sparsity_specs import CONCRETE
 
 __all__: list[str] = []
+
+
+def _string_labels(index) -> bool:
+    """An index of pandas' own strings (`StringDtype`, pandas 3's default for text labels)."""
+    return isinstance(index.dtype, _pd.StringDtype)
+
+
+# an index of integers, strings or dates: labels, no derivative (one of floats may hold one)
+register_labels(_pd.Index, exact=_string_labels)
 
 registry.nondifferentiable(_pd_internals.BlockValuesRefs.add_index_reference)
 register_constant(_pd_internals.BlockValuesRefs)  # (weak references to the arrays sharing memory)
@@ -45,6 +76,12 @@ def _register_lookups() -> None:
     xarray: ppigrf's `g.reindex(g.index.union(date))` of its coefficient table was refused in reverse mode."""
     from pandas._libs import index as engines
 
+    for name in dir(engines):  # (an engine made from an index's labels answers positions: no derivative)
+        cls = getattr(engines, name)
+        if isinstance(cls, type) and name.endswith("Engine"):
+            registry.nondifferentiable(cls)
+            register_constant(cls)
+
     for name in ("IndexEngine", "MaskedIndexEngine", "ExtensionEngine", "BaseMultiIndexCodesEngine"):
         cls = getattr(engines, name, None)
         for method in ("get_loc", "get_indexer", "get_indexer_non_unique", "__contains__"):
@@ -54,3 +91,181 @@ def _register_lookups() -> None:
 
 
 _register_lookups()
+
+
+# -- containers of arrays: pandas' Cython objects holding a Series' or DataFrame's values ----------------------
+
+def _remembering(cls, names: tuple, kinds=None, array: str | None = None):
+    """Register cls's constructor as made natively from its arguments `names` (in order, by position or
+    keyword), each kept in the object's field of the same name: the pullback gives each field's cotangent
+    back to its argument. `kinds(args, kw)`: refuse what cannot be followed (before the object is made).
+    `array`: the field holding an array, whose memory written in place after the object was made (`s[2] = v`,
+    `s.iloc[1] = v`, `where(..., inplace=True)`) is refused: the write's cotangent and the field's would not
+    meet (a silent wrong number)."""
+    def made(*args, **kw):
+        if kinds is not None:
+            kinds(args, kw)
+        y = cls(*args, **kw)
+        stamp = CHANGE_STAMP[0]
+        held = getattr(y, array) if array is not None else None
+        t0 = stamp() if stamp is not None and held is not None else None
+
+        def made_back(S, dy, dself):
+            if t0 is not None and stamp(held) > t0:
+                raise NoRuleError(
+                    f"reverse mode does not differentiate a write in place into the array a pandas "
+                    f"{cls.__name__} holds (`s[i] = v`, `s.iloc[i] = v`, `inplace=True`): its derivative would be lost",
+                    fix="build a new Series or DataFrame instead (`s = s.where(...)`, `s = s.mask(...)`), or write "
+                        "into a numpy array before making the Series from it")
+            box = S.box(y, dy)
+            got = {n: (box.get(n) if isinstance(box, dict) else None) for n in names}
+            pos = tuple(got[n] for n in names[:len(args)])
+            return None, pos, {k: got.get(k) for k in kw}
+        return y, made_back
+
+    made.__name__ = made.__qualname__ = f"made_{cls.__name__}"
+    registry.set(cls, inplace=made)
+
+
+def _numpy_values(args, kw):
+    values = args[0] if args else kw.get("values")
+    if not isinstance(values, np.ndarray) or type(values) is not np.ndarray:
+        raise NoRuleError(f"reverse mode does not differentiate a pandas block holding a {type(values).__name__} "
+                          "(only numpy arrays)", fix="compute on numpy arrays (`s.to_numpy()`) and build the "
+                                                     "pandas object from the result")
+
+
+def _holds_floats(obj) -> bool:
+    """A Series or DataFrame holding floats or complex numbers (or objects, which may be numbers)."""
+    dtypes = [obj.dtype] if obj.ndim == 1 else list(obj.dtypes)
+    return any(getattr(d, "kind", "O") in "fcO" for d in dtypes)
+
+
+def _register_containers() -> None:
+    from pandas.core.generic import NDFrame
+    from pandas.core.indexing import _AtIndexer, _iAtIndexer, _iLocIndexer, _LocIndexer
+    from pandas.core.internals.blocks import NumpyBlock
+    from pandas.core.internals.managers import BlockManager
+
+    _remembering(NumpyBlock, ("values", "placement", "ndim", "refs"), _numpy_values, array="values")
+    _remembering(BlockManager, ("blocks", "axes", "verify_integrity"))
+    for cls in (_iLocIndexer, _LocIndexer, _AtIndexer, _iAtIndexer):
+        _remembering(cls, ("name", "obj"))
+
+    register_code_indexed(NDFrame)  # (`df["a"]`, `s[1:]`: pandas' `__getitem__`, its code)
+    register_float_holder(NDFrame, _holds_floats)  # (`s >= 0.3` at a tie: checked as an array's)
+    register_constant(_pd_internals.BlockPlacement)
+    # (which block and place each column is at: integers)
+    registry.nondifferentiable(_pd_internals.BlockManager._rebuild_blknos_and_blklocs)
+
+
+_register_containers()
+
+# pandas' `cache_readonly`: a Cython descriptor running a Python getter, its value kept in `obj._cache`
+register_getter_descriptor(_pd_properties.CachedProperty, lambda d: d.fget, cache_field="_cache")
+
+
+# -- labels and dates ----------------------------------------------------------------------------------------
+
+def _texts_only(arr) -> bool:
+    """arr holds no number a derivative could be carried by: strings, None and NaN (an index's labels)."""
+    if not isinstance(arr, np.ndarray):
+        return False
+    if arr.dtype.kind in "USbiumM":
+        return True
+    if arr.dtype.kind != "O":
+        return False
+    return all(v is None or isinstance(v, (str, bytes)) or (isinstance(v, float) and v != v) for v in arr.flat)
+
+
+@registry.rrule(_pd_lib.ensure_string_array)
+def ensure_string_array_rrule(arr, *args, **kw):
+    """`lib.ensure_string_array` of labels (strings, None, NaN: an index's, aligning two Series): text of text,
+    no derivative. Of numbers, refused: their text would carry none, and a parse of it back would be a constant."""
+    if not _texts_only(arr):
+        raise NoRuleError("reverse mode does not differentiate pandas' ensure_string_array of numbers (their text "
+                          "carries no derivative)", fix="keep the values as numbers")
+    y = _pd_lib.ensure_string_array(arr, *args, **kw)
+    return y, lambda dy: (None,) * (1 + len(args)) + (({k: None for k in kw},) if kw else ())
+
+
+registry.sparsity(CONCRETE, _pd_lib.ensure_string_array)  # (text: no dependency)
+
+
+def _register_text_arrays() -> None:
+    """pandas' arrays of strings (`StringArray`, an `NDArrayBacked` of Cython) made from labels: text, no
+    derivative; made from numbers, refused (an array of pandas' holding differentiated numbers is not followed)."""
+    from pandas._libs.arrays import NDArrayBacked
+
+    @registry.rrule((NDArrayBacked, "__init__"))
+    def ndarray_backed_init_rrule(self, values, *args, **kw):
+        if not _texts_only(values):
+            raise NoRuleError(f"reverse mode does not differentiate a pandas {type(self).__name__} made of "
+                              f"{getattr(values, 'dtype', type(values).__name__)} values (only of text)",
+                              fix="compute on numpy arrays (`s.to_numpy()`) and build the pandas object from the "
+                                  "result")
+        NDArrayBacked.__init__(self, values, *args, **kw)
+        return None, lambda dy: (None,) * (2 + len(args)) + (({k: None for k in kw},) if kw else ())
+
+
+_register_text_arrays()
+
+
+def _can_hold_rrule(dtype, element):
+    """pandas' `np_can_hold_element` (Python: `casted == element` tests a cast's exactness, an equality reverse mode
+    cannot check at a fill value): a float or an array of floats into floats of at least its size is itself
+    (derivative 1); labels and integers carry none; anything else refused."""
+    from pandas.core.dtypes.cast import np_can_hold_element as own
+
+    dtype = np.dtype(dtype)
+    floats = isinstance(element, (float, np.floating)) and not isinstance(element, np.float16) or (
+        type(element) is np.ndarray and element.dtype.kind == "f" and element.dtype.itemsize <= dtype.itemsize)
+    if dtype.kind == "f" and floats:
+        y = own(dtype, element)  # (raises as pandas does where the value does not fit)
+        return y, lambda dy: (None, dy if not isinstance(element, np.ndarray) else np.asarray(dy, element.dtype))
+    if isinstance(element, (bool, int, str, np.integer, np.bool_, type(None))) or (
+            type(element) is np.ndarray and element.dtype.kind in "biuUSmM"):
+        return own(dtype, element), lambda dy: (None, None)
+    raise NoRuleError(f"reverse mode does not differentiate pandas' np_can_hold_element of a "
+                      f"{type(element).__name__} into {dtype}", fix="keep the values floats")
+
+
+def _register_can_hold() -> None:
+    from pandas.core.dtypes import cast
+
+    registry.set(cast.np_can_hold_element, rrule=_can_hold_rrule)
+
+
+_register_can_hold()
+
+
+# a frequency's text made an offset (`pd.date_range(..., freq="D")`): calendar objects, no derivative
+registry.nondifferentiable(_pd_offsets.to_offset)
+
+
+def _dates_of_labels(cls) -> None:
+    """`cls(...)` (a Timestamp, a Timedelta) made of text, integers or dates: no derivative; of a float, refused
+    (a date made of a differentiated number would carry none, and its number read back would be a constant)."""
+    def made(*args, **kw):
+        for v in (*args, *kw.values()):
+            if isinstance(v, (float, np.floating, complex)) or isinstance(v, np.ndarray) and v.dtype.kind in "fc":
+                raise NoRuleError(f"reverse mode does not differentiate a pandas {cls.__name__} made of a float",
+                                  fix="keep the number as a number (`pd.to_timedelta` of a constant times it)")
+        y = cls(*args, **kw)
+        return y, lambda dy: (None,) * len(args) + (({k: None for k in kw},) if kw else ())
+
+    registry.set(cls, rrule=made)
+    registry.sparsity(CONCRETE, cls)  # (a date: no dependency)
+    register_constant(cls)
+
+
+_dates_of_labels(_pd.Timestamp)
+_dates_of_labels(_pd.Timedelta)
+
+# pandas' test of chained assignment (`sys.getrefcount(self)` before a write in place): a count, no derivative
+registry.nondifferentiable(sys.getrefcount)
+
+# tests of values: booleans (missing values, a scalar's kind), no derivative
+registry.nondifferentiable(_pd_missing.checknull, _pd_missing.isnaobj)
+
+from . import pandas_kernels as _kernels  # noqa: E402,F401  (the Cython kernels' rules)

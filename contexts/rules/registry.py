@@ -139,8 +139,10 @@ def library_hint(fn: Any) -> str:
     if owner is not None:
         modules.append(type(owner).__module__ or "")
     if any(m.startswith("pandas") for m in modules):
-        return ("; pandas keeps a Series' or DataFrame's values in compiled blocks of its own, which are not "
-                "differentiated: compute on numpy arrays (`s.to_numpy()`) and build the pandas object from the result")
+        return ("; pandas computes this in a compiled kernel of its own, which reverse mode differentiates only "
+                "where it has a rule (arithmetic, reductions, shift, diff, cumulative sums, rolling sum/mean/var/std/"
+                "max/min, ewm mean): compute on numpy arrays (`s.to_numpy()`) and build the pandas object from the "
+                "result")
     if any(m.startswith("numba") for m in modules):
         return ("; a numba-compiled function runs machine code: an @njit or @vectorize one is differentiated as "
                 "its Python code, a @guvectorize or @cfunc one is not: call its Python function (`f.py_func`) "

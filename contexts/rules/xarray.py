@@ -21,25 +21,19 @@ Loaded when xarray is first imported (`leaves.DOMAINS`).
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 
 from overdub.errors import OverdubError
 
 from . import pandas as _pandas_rules  # noqa: F401  (pandas' own bookkeeping, registered there)
 from .containers import SHARED_SAFELY
 from .cotangents import Tangent
-from .leaves import register_container, register_labels
+from .leaves import register_container
 from .registry import registry
 
 __all__: list[str] = []
 
 
-def _string_labels(index) -> bool:
-    """An index of pandas' own strings (`StringDtype`, pandas 3's default for text labels)."""
-    return isinstance(index.dtype, pd.StringDtype)
-
-
-register_labels(pd.Index, exact=_string_labels)
+# (pandas' indexes are registered as labels by the pandas domain)
 
 
 def _register_indexes() -> None:

@@ -675,7 +675,6 @@ def _():
 # ===============================================================================================
 
 @case("pandas", "Series arithmetic + sum",
-      reverse=R('NoRuleError', 'pandas Series of differentiated arrays'),
       forward=R('NoForwardRule|DualConversionError', 'pandas Series of differentiated arrays'))
 def _():
     pd = _imp("pandas")
@@ -683,7 +682,6 @@ def _():
 
 
 @case("pandas", "DataFrame column ops to_numpy",
-      reverse=R('NoRuleError', 'pandas DataFrame of differentiated arrays'),
       forward=R('NoForwardRule|DualConversionError', 'pandas DataFrame of differentiated arrays'))
 def _():
     pd = _imp("pandas")
@@ -695,7 +693,6 @@ def _():
 
 
 @case("pandas", "Series.rolling mean",
-      reverse=R('NoRuleError', 'pandas Series of differentiated arrays'),
       forward=R('NoForwardRule|DualConversionError', 'pandas Series of differentiated arrays'))
 def _():
     pd = _imp("pandas")
@@ -703,7 +700,6 @@ def _():
 
 
 @case("pandas", "Series.ewm mean",
-      reverse=R('NoRuleError', 'pandas Series of differentiated arrays'),
       forward=R('NoForwardRule|DualConversionError', 'pandas Series of differentiated arrays'))
 def _():
     pd = _imp("pandas")
