@@ -1851,7 +1851,7 @@ def _other_call(mask, f, args, kw):
             texts_through(f, args, kw, y)
             return y, None
         return f(*args, **kw), None
-    if type(owner) is str and type(f) is _BUILTIN and f.__name__ == "format":
+    if isinstance(owner, str) and type(f) is _BUILTIN and f.__name__ == "format":
         # `fmt.format(x)` (lmfit's `fwhm_expr`: a class's constant read from an object that holds a derivative
         # later): text carries none; it is remembered, so a parse of it back is refused (`parsed`)
         values = [*map(_primal, args), *(_primal(v) for v in kw.values())]
@@ -2339,7 +2339,7 @@ def _construct(cls, args, kw, meta=True, mask=EVERY_ARGUMENT):
             # a differentiated number's text: a class with code of its own runs it (`Point(f"{lat} {lon}")`
             # parses it back there: refused), a C class's parse (`Decimal(str(x))`) is refused here
             for a in (*args, *kw.values()):  # (`Decimal(str(x))`, `Fraction(repr(x))`: the text itself)
-                if type(a) is str:
+                if isinstance(a, str):
                     parsed(a)
             if type(cls.__new__) is not types.FunctionType and type(init) is not types.FunctionType:
                 return cls(*args, **kw), None

@@ -229,7 +229,7 @@ class ForwardContext(overdub.Context):
             return route
 
         def mod(a, b):
-            if type(a) is str and has_dual(b):
+            if isinstance(a, str) and has_dual(b):
                 # `"%.3e" % x`: a log line's text, of the values (str's formatting asked float() of the dual:
                 # refused, gen21 R1); remembered, as `format(x, ...)`'s, so that parsing it back is refused
                 return text_of(a % _values_of(b), 0.5)
@@ -328,7 +328,7 @@ class ForwardContext(overdub.Context):
             obj, key = args
             if subscripts_a_class(obj) and has_dual(key):
                 raise class_subscript_refused(obj)  # (`G[x]`, every mode's refusal)
-            if isinstance(obj, MAPPINGS) and (has_dual(key) or type(key) is str and remembered_text((key,))):
+            if isinstance(obj, MAPPINGS) and (has_dual(key) or isinstance(key, str) and remembered_text((key,))):
                 key_lookup(obj, key)  # (a differentiated value's text too: a memo keyed by f"{t:.10g}")
             getitem = getattr(type(obj), "__getitem__", None)
             if type(getitem) is types.FunctionType and not _engine_code(getitem):
@@ -351,7 +351,7 @@ class ForwardContext(overdub.Context):
                 return int(n)
             return len(args[0])
         if (type(fn) is _BUILTIN_METHOD and fn.__name__ in LOOKUPS and args and isinstance(fn.__self__, MAPPINGS)
-                and (has_dual(args[0]) or type(args[0]) is str and remembered_text(args[:1]))):  # `memo.get(x)`
+                and (has_dual(args[0]) or isinstance(args[0], str) and remembered_text(args[:1]))):  # `memo.get(x)`
             key_lookup(fn.__self__, args[0])
         if args and type(args[0]) is Dual and _stairs(fn) and np.any(primal(args[0].tangent)):
             stair_jump_guard(fn, args, kwargs, args[0].tangent)  # (`v % 1.3` at 2.6: exactly on a jump)

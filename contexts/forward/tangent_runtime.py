@@ -375,7 +375,7 @@ def _fd_call(f, args, tans, kw, kwtans):
             if not (t is None or (type(t) in _SCALARS and t == 0)):  # (`_zero`, inline)
                 break
         else:
-            if f in _PARSERS and args and type(args[0]) is str:  # (the text of an active value)
+            if f in _PARSERS and args and isinstance(args[0], str):  # (the text of an active value)
                 parsed(args[0])
             elif remembered_text(args):  # (a callee may parse it back: geopy's `Point(f"{lat} {lon}")`)
                 if type(f) is not _FUNCTION and type(g := uncached(f)) is _FUNCTION:
@@ -541,7 +541,7 @@ def _fd_mcall(obj, name, tobj, args, tans, kw, kwtans):
             _zero(tobj) and (not tans or _zero(tans[0]))):  # (a value on the grid: `np.histogram`'s at an edge)
         jump_guard("search", "ndarray.searchsorted", (obj, args[0]), (tobj, tans[0] if tans else 0))
     if name in LOOKUPS and isinstance(obj, MAPPINGS) and args and tans and (
-            not _all_zero(tans[0]) or type(args[0]) is str and remembered_text(args[:1])):
+            not _all_zero(tans[0]) or isinstance(args[0], str) and remembered_text(args[:1])):
         key_lookup(obj, args[0])  # `memo.get(x)`, `memo.get(f"{x:.10g}")`
     if type(obj) is list and name in LIST_MUTATORS:
         return _list_method(obj, name, tobj, args, tans, kw)
@@ -1152,7 +1152,7 @@ def fd_mod(a, b, ta, tb):
     """The tangent of `a % b` = a - b * floor(a / b): ta - tb * (a // b) (between the jumps, where it is one
     side's derivative; the jumps are where the value's floor moves); text formatting (`fmt % x`) has none,
     its text remembered (a parse of it back is refused)."""
-    if type(a) is str or type(a) is bytes:
+    if isinstance(a, (str, bytes)):
         text(a % b)
         return 0
     _operand(a)

@@ -616,7 +616,7 @@ def text_mod(left, right) -> None:
     activity could not read as text): x's text remembered (`text_of`), so that its parse is refused (0 in
     reverse mode, silently); where left is a number (`n % x`, a remainder), its jump at a multiple of x
     (`divisor_jump`)."""
-    if type(left) is str:
+    if isinstance(left, str):
         values = right if type(right) is tuple else tuple(right.values()) if type(right) is dict else (right,)
         text_of(left % right, *values)
     elif type(left) is not bytes:
@@ -1778,7 +1778,7 @@ def _equal_at(active, other, op: str = "=="):
     an item of a builtin container), or None where it holds nowhere or `active` is no float (ints,
     strings, None carry no derivative) or the comparison fails (Python's own raises where it runs). A
     class's own `__contains__` may be a range test (sklearn's `Interval`): not an equality, not checked."""
-    if type(active) is int or type(active) is str or active is None or type(active) is bool:
+    if type(active) is int or isinstance(active, str) or active is None or type(active) is bool:
         return None
     value = getattr(active, "primal", active) if type(active).__name__ == "Dual" else active
     if not _may_carry(value):
@@ -3038,7 +3038,7 @@ def _parsed_first(fn):
     runs the rule's `impl`; the tangent twin calls float on the text)."""
     def parsing(*args, **kwargs):
         text = args[1] if fn.__name__.endswith("frule") else args[0] if args else None
-        if type(text) is str:
+        if isinstance(text, str):
             parsed(text)
         return fn(*args, **kwargs)
     parsing.__name__ = parsing.__qualname__ = fn.__name__
