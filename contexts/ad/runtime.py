@@ -62,7 +62,6 @@ from .codegen import ARGUMENTS_ONLY, CELLS_CONSTANT, EVERY_ARGUMENT, FRESH_SELF,
 from ..lowered.activity import NONDIFF_BUILTINS, cells_callees_may_change, cells_rebound_by_callees, state_cells
 from ..lowered.lower import Unsupported, lower
 from ..lowered.runtime import equality_guard
-from ..rules.leaves import FLOAT_HOLDERS as _FLOAT_HOLDERS
 from ..lowered.runtime import (_INT_CASTS, int_cast_jump, JUMP_FUNCTIONS, ORDER_METHODS, axis_of, jump_active, jump_guard, jump_operands, STAIRS, dataclass_init, dataclass_init_is_code, is_stair as _stairs, parsed, remembered_text, staircase_reverse, stair_method, divisor_jump,
                                dataclass_init_as, generated_init_owner,
                                text_of as _text_of, unpack)
@@ -937,7 +936,7 @@ def call(mask, f, /, *args, **kw):
                 x, _ = jump_operands(f, args)  # (`np.floor(t)` of a differentiated t exactly on one of its jumps; an
                 if x is not None:              # argsort's at a tie; a search's value on the grid)
                     jump_guard(*jump, x, None, axis_of(jump[0], args, kw))
-            elif rule.kind == "nondiff" and len(args) == 2 and _FLOAT_HOLDERS and (
+            elif rule.kind == "nondiff" and len(args) == 2 and (
                     test := _HELD_COMPARISONS.get(f)) is not None and mask != 0:
                 _held_comparison(test, args, mask)
             elif rule.kind == "nondiff" and is_method and type(f.__self__) is _NDARRAY and (
@@ -1037,13 +1036,12 @@ _FLIPPED = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "==": "==", "!=": "!="}
 
 
 def _held_comparison(op: str, args, mask) -> None:
-    """`operator.ge(s, 0.3)` called as a function (pandas' `op(self, other)`) where an operand is a value class
-    holding floats (`leaves.FLOAT_HOLDERS`: a Series): its tie checked as the comparison written `s >= 0.3` is
-    (`lowered.runtime.equality_guard`), the active operand first. Run natively, it was not: `s.ge(0.3) * s` gave
-    1 at 0.3, where there is no derivative. Two active operands: as written, an equality's tie is checked."""
+    """`operator.ge(x, 0.3)` called as a function (through a variable, `op = operator.ge; op(x, 0.3) * x`; pandas'
+    `op(self, other)`, a Series holding floats, `leaves.FLOAT_HOLDERS`): its tie checked as the comparison
+    written `x >= 0.3` is (`lowered.runtime.equality_guard`), the active operand first. Run natively, it was not:
+    1 at 0.3, where there is no derivative (`s.ge(0.3) * s` of a Series too). Two active operands: as written, an
+    equality's tie is checked."""
     a, b = args
-    if not any(isinstance(v, tuple(_FLOAT_HOLDERS)) for v in args):
-        return
     ia, ib = mask < 0 or bool(mask & 1), mask < 0 or bool(mask & 2)
     if ia and ib:
         if op in ("==", "!=") and a is not b:

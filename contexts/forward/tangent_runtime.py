@@ -397,6 +397,18 @@ def _fd_call(f, args, tans, kw, kwtans):
     for t in tans:  # (a builtin or a rule given an object a differentiated number made, `float(a * obj)`:
         if type(t) not in _TANGENT_TYPES and not _zero(t) and _foreign(t):  # its dunder ran on the tangent)
             raise NotTransformable("an object a differentiated value made, given to a builtin or a rule")
+    if (op := _COMPARISONS.get(id(f))) is not None and len(args) == 2 and len(tans) == 2 and not kw:
+        # `op = operator.ge; op(x, 0.3) * x`: a comparison called as a function, its tie checked as the one
+        # written `x >= 0.3` is (run natively, 1 at 0.3 where there is no derivative); two moving operands by
+        # their relative rate
+        a, b = args
+        ta, tb = tans
+        if not _zero(ta) and not _zero(tb):
+            _equality_guard_fd(a, b, op, ta - tb, None, sys._getframe(1), None)
+        elif not _zero(ta):
+            _equality_guard_fd(a, b, op, ta, None, sys._getframe(1), None)
+        elif not _zero(tb):
+            _equality_guard_fd(b, a, _FLIPPED_OPS[op], tb, None, sys._getframe(1), None)
     if f is getattr and len(args) >= 2 and args[1] in _NONDIFF_ATTRIBUTES:  # getattr(x, "shape", ())
         return f(*args, **kw), 0
     if kw and (not plain_kw or not all(_zero(t) for t in tans)) and type(f) is types.BuiltinFunctionType and (
@@ -1214,6 +1226,9 @@ def _declined(a, b, op) -> None:
 
 
 _equality_guard_fd = LOWERING_HELPERS["__od_equality_guard_fd__"]
+_COMPARISONS = {id(operator.lt): "<", id(operator.le): "<=", id(operator.gt): ">", id(operator.ge): ">=",
+                id(operator.eq): "==", id(operator.ne): "!="}
+_FLIPPED_OPS = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "==": "==", "!=": "!="}
 _equality_guard2_fd = LOWERING_HELPERS["__od_equality_guard2_fd__"]
 _order_watch_fd = LOWERING_HELPERS["__od_order_watch_fd__"]
 
