@@ -37,7 +37,7 @@ from .runtime import (_GUARDED, _NEVER_CONSTANT, _WeakRef, _numbers_bound, _reco
 from ..rules.cotangents import SeqBox, Tangent, acc as acc_cotangents, fields_of, has_fields
 from .helpers import _THREAD
 from ..forward.api import integer_refused, same_numbers
-from .structs import ATTRIBUTE_CHANGE, CHANGES, LAST_CHANGE, RECORDING_START, Session, finalize
+from .structs import ATTRIBUTE_CHANGE, CHANGED_HELD, CHANGES, LAST_CHANGE, RECORDING_START, Session, finalize
 
 _FunctionType = types.FunctionType
 
@@ -208,6 +208,7 @@ def _fresh_recording() -> None:
     except AttributeError:  # (this thread's first recording: a getattr with a default raised and caught
         _THREAD.stores = {}  # one, every call, if none was made)
     RECORDING_START[0] = CHANGES[0]
+    CHANGED_HELD.clear()
     if len(LAST_CHANGE) > 65536:
         LAST_CHANGE.clear()
     if len(ATTRIBUTE_CHANGE) > 65536:

@@ -99,6 +99,12 @@ CHANGES = [0]
 # a call spreading `*args` or `**kwargs` tells by it which of the values it passed its callee changed
 # (`spread_changed`). Cleared when a top-level recording starts.
 LAST_CHANGE: dict[int, int] = {}
+# the objects stamped in LAST_CHANGE since the current top-level recording began, held so that none of their
+# identities goes to a new object while it runs (a dict made afresh by a callee, array_api_strict's
+# `get_default_dtypes()`, took a freed dict's identity and with it that dict's change: refused as shared state
+# changed in place, depending on what ran before). Dropped when a top-level recording starts; at most 4096
+# (past them, such a refusal is the worst an identity reused can cause).
+CHANGED_HELD: dict[int, object] = {}
 # the counter when the current top-level recording began: a stamp above it is a change of this recording's
 RECORDING_START = [0]
 # each object's last recorded store of an attribute (`helpers.setattr_`), by identity: a module's object read
@@ -131,6 +137,8 @@ def changed(obj) -> None:
     objects the caller holds) is skipped where nothing of its kind did."""
     b = bottom(obj)
     LAST_CHANGE[id(b)] = CHANGES[0] = tick = next(TICKS)
+    if len(CHANGED_HELD) < 4096:
+        CHANGED_HELD[id(b)] = b
     if isinstance(b, (list, dict)):
         CONTAINER_CHANGE[0] = tick
     else:
