@@ -234,38 +234,44 @@ def nan_by_forward(f: Callable, args: tuple, positions: tuple, grads: tuple) -> 
         elif not np.isnan(d):
             out[k] = type(g)(d)
             filled.append((k, None))
-    if any(_has_nan(g) for g in out):
-        out = _nan_by_sides(f, args, positions, out)
-    if filled:
-        out = _filled_by_sides(f, args, positions, out, filled)
+    nan = any(_has_nan(g) for g in out)
+    if nan or filled:  # (the sides taken once, for both)
+        mean = _gradient_sides(f, args, positions, len(out))
+        if mean is not None:
+            out = _filled_by_sides(_nan_by_sides(out, mean) if nan else out, filled, mean)
     return tuple(out)
 
 
-def _filled_by_sides(f: Callable, args: tuple, positions: tuple, grads: list, filled: list) -> list:
-    """Entries of reverse mode's NaN that forward mode filled: forward mode takes a tangent of exactly 0
-    meeting an infinite partial for no change, which is right where the argument stays put (a constant made of
-    differentiated values) but not where it moves at a vanishing rate (`np.cbrt(x ** 3)` at 0: x ** 3's tangent
-    0, cbrt's slope infinite; the derivative is 1, and forward mode's 0 was taken, silently). The two sides of
-    the point tell: where their gradients' mean is a number forward mode's is not, it is the entry (the sides'
-    slopes of `np.cbrt(x ** 3)`: 1; a kink's: their mean, as the rules take it at their own); where they agree,
-    or cannot be had (NaN there too: the argument stays put), forward mode's number stands."""
+def _gradient_sides(f: Callable, args: tuple, positions: tuple, n: int):
+    """The mean of reverse mode's gradients at the two sides of the point (`mean_of_sides`: along two random
+    directions and, for few inputs, each axis, the same mean), a tuple of n entries, or None where the sides
+    cannot be taken or disagree; inside another answer's, None (no sides of sides)."""
     if _OTHER_MODE[0]:
-        return grads
+        return None
     from .ad.api import value_and_gradient
 
     def at_side(moved):
         y, g = value_and_gradient(f, *moved)
         _finite_side(y)
         return tuple(g[i] for i in positions)
-    _OTHER_MODE[0] = True
+    _OTHER_MODE[0] = True  # (the sides' own NaN stays theirs)
     try:
         mean = mean_of_sides(at_side, args, f)
-    except Exception:
-        return grads
+    except Exception:  # (a side refused or failed)
+        return None
     finally:
         _OTHER_MODE[0] = False
-    if not isinstance(mean, tuple) or len(mean) != len(grads):
-        return grads
+    return mean if isinstance(mean, tuple) and len(mean) == n else None
+
+
+def _filled_by_sides(grads: list, filled: list, mean: tuple) -> list:
+    """Entries of reverse mode's NaN that forward mode filled: forward mode takes a tangent of exactly 0
+    meeting an infinite partial for no change, which is right where the argument stays put (a constant made of
+    differentiated values) but not where it moves at a vanishing rate (`np.cbrt(x ** 3)` at 0: x ** 3's tangent
+    0, cbrt's slope infinite; the derivative is 1, and forward mode's 0 was taken, silently). The two sides of
+    the point (`mean`, `_gradient_sides`) tell: where their mean is a number forward mode's is not, it is the
+    entry (the sides' slopes of `np.cbrt(x ** 3)`: 1; a kink's: their mean, as the rules take it at their own);
+    where they agree, or cannot be had (NaN there too: the argument stays put), forward mode's number stands."""
     for k, where in filled:
         m, g = mean[k], grads[k]
         if m is None:
@@ -283,29 +289,11 @@ def _filled_by_sides(f: Callable, args: tuple, positions: tuple, grads: list, fi
     return grads
 
 
-def _nan_by_sides(f: Callable, args: tuple, positions: tuple, grads: list) -> list:
+def _nan_by_sides(grads: list, mean: tuple) -> list:
     """NaN entries of reverse mode's gradient that forward mode left NaN too (0 * inf in both: `np.cbrt(x) ** 3`
     at 0, boule's `cartesian_to_geodetic` on the equatorial plane, a root of a square entering an even
-    function): the mean of the gradients at the two sides of the point (`mean_of_sides`: along two random
-    directions and, for few inputs, each axis, the same mean, else none), as forward mode's entry answers a
-    kink or a step judged continuous. Where the sides cannot be taken or disagree, the NaN stays."""
-    if _OTHER_MODE[0]:  # (inside another answer's: a side's own NaN stays, no sides of sides)
-        return grads
-    from .ad.api import value_and_gradient
-
-    def at_side(moved):
-        y, g = value_and_gradient(f, *moved)
-        _finite_side(y)
-        return tuple(g[i] for i in positions)
-    _OTHER_MODE[0] = True  # (the sides' own NaN stays theirs: no sides of sides)
-    try:
-        mean = mean_of_sides(at_side, args, f)
-    except Exception:  # (a side refused or failed: the NaN stays)
-        return grads
-    finally:
-        _OTHER_MODE[0] = False
-    if not isinstance(mean, tuple) or len(mean) != len(grads):
-        return grads
+    function): the sides' mean (`_gradient_sides`), as forward mode's entry answers a kink or a step judged
+    continuous. Where the sides cannot be taken or disagree, the NaN stays."""
     for k, (g, m) in enumerate(zip(grads, mean)):
         if not _has_nan(g) or m is None:
             continue
