@@ -57,7 +57,7 @@ HELPERS = ("__od_endless__", "__od_call__", "__od_hot_float__", "__od_acc__", "_
            "__od_enumerate_at__", "__od_primal__", "__od_instance_of__", "__od_rounded__", "__od_getattr__", "__od_module__", "__od_int_arg__",
            "__od_locals__", "__od_binop__", "__od_unary_adj__", "__od_float64__", "__od_object__", "__od_native_items__", "__od_subscript__", "__od_subscript_adj__", "__od_type__", "__od_held_backs__", "__od_dropped__",
            "__od_viewed__", "__od_bare__", "__od_text__", "__od_text_of__", "__od_text_map__", "__od_text_join__", "__od_printed__", "__od_text_mod__", "__od_inverted__", "__od_fmt__", "__od_parsed__", "__od_guard_cells__", "__od_closure_arrays__", "__od_closure_made__",
-           "__od_unguard__", "__od_caught__", "__od_key_guard__", "__od_key_lookup__", "__od_dropped_op__", "__od_converted_store__", "__od_plain_values__", "__od_call_viewed__", "__od_kw_tape__", "__od_kw_spread__", "__od_duration__",
+           "__od_unguard__", "__od_caught__", "__od_key_guard__", "__od_key_lookup__", "__od_number_item__", "__od_dropped_op__", "__od_converted_store__", "__od_plain_values__", "__od_call_viewed__", "__od_kw_tape__", "__od_kw_spread__", "__od_duration__",
            "__od_loop_item_adj__", "__od_loop_box__", "__od_not_swallowed__", "__od_managed__", "__od_watched__", "__od_entered_as__", "__od_stairs__",
            "__od_stairs_fd__", "__od_divisor_jump__", "__od_operator__", "__od_held__", "__od_live__", "__od_more__", "__od_more_keys__", "__od_keys__",
            "__od_size__", "__od_float__", "__od_int__", "__od_slice__", "__od_reversed__", "__od_getattr_of__", "__od_more_back__", "__od_global_store__", "__od_flat_index__", "__od_global_read__", "__od_state_call__")
@@ -214,6 +214,7 @@ class Generated:
     blocks: dict = field(default_factory=dict)  # block id -> list of adjoint statements (for printing)
     entry: dict = field(default_factory=dict)  # positional parameter index -> its entry copy (active)
     numbers: frozenset = frozenset()  # parameters that must be bound to numbers (`steering_numbers`)
+    sequences: frozenset = frozenset()  # parameters that must be bound to lists or tuples of numbers
     storing: frozenset = frozenset()  # the blocks storing into an object (a field, an item, a mutating method)
 
 
@@ -292,6 +293,8 @@ class _Gen:
         self.dvars: set[str] = set()
         self.single_use = _single_use_temps(fdef)
         self.tuple_parts = _tuple_bindings(fdef)
+        self.displays = _display_temps(fdef, self.single_use)
+        self.sequences: frozenset = frozenset()  # parameters whose items are taken for numbers (`_number_draws`)
         self.depth = 0  # loop nesting while generating, and per block: blocks in loops are tested first
         # inside a try's or with's body: a statement may raise and the code go on after it (a handler,
         # `contextlib.suppress`), so each statement is a block of its own (a block's record is made at its
@@ -561,6 +564,9 @@ class _Gen:
             # (an active iterable whose items go unused, `for _ in self: pass`, still runs recorded: its
             # class's `__next__` may store into it — particles' Kalman filter — and that was lost: 0)
             s.body, s.orelse = body, orelse
+            if isinstance(s.iter, ast.Name) and s.iter.id in self.sequences:
+                # (items taken for numbers, `_number_draws`: each checked as drawn, the list being changeable)
+                s.body = at([expr_stmt(call("__od_number_item__", load(s.target.id)))], s) + s.body
             bound = sorted({n.id for n in ast.walk(s.target) if isinstance(n, ast.Name) and n.id in self.active})
             if bound:
                 # each pass binds the target again to an item that carries no derivative: the cotangent its
@@ -1204,6 +1210,17 @@ class _Gen:
             return isinstance(self.globals_.get(func.id), types.BuiltinFunctionType)
         return False
 
+    def entering_active(self, a) -> bool:
+        """Argument a of a call may carry a derivative as the call begins. A temporary the lowering made for a
+        display written in the call (`f(p, moments=[0, i, 2 * i])`) and read there alone holds its items: active
+        only if one of them is. (Active as a variable: the call, having active inputs, may store them into the
+        list, which the analysis, blind to order, counts from its making on. Taken for active on entry, FLife's
+        moment orders, constant floats, became a differentiated loop variable keying a cache: refused.)"""
+        if not self.is_active(a):
+            return False
+        items = self.displays.get(a.id)
+        return items is None or any(self.is_active(e) for e in items)
+
     def call(self, s, name, v: ast.Call):
         pb = self.fresh("_od_pb")
         mask = 0
@@ -1211,11 +1228,11 @@ class _Gen:
         for i, a in enumerate(v.args):
             if isinstance(a, ast.Starred):
                 simple = False
-            elif self.is_active(a):
+            elif self.entering_active(a):
                 mask |= 1 << i
         if any(k.arg is None for k in v.keywords):  # **kwargs: which are differentiated is not known
             simple = False
-        elif any(self.is_active(k.value) for k in v.keywords):
+        elif any(self.entering_active(k.value) for k in v.keywords):
             mask |= KW_ACTIVE  # the positional bits hold; every keyword argument counts as differentiated
         if not simple:
             mask = EVERY_ARGUMENT
@@ -2185,6 +2202,23 @@ def _tuple_bindings(fdef) -> dict[str, list]:
     return {name: items for name, items in displays.items() if stores.get(name) == 1}
 
 
+def _display_temps(fdef, single_use: set[str]) -> dict[str, list]:
+    """The temporaries in `single_use` bound to a list, tuple or set display of names and constants (`t6 = [0, i,
+    t5]`), or a dict display of them, with the names among its items: as its one reader begins, such a
+    temporary holds those names' values and nothing else."""
+    out: dict[str, list] = {}
+    for n in ast.walk(fdef):
+        if not (isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name)
+                and n.targets[0].id in single_use):
+            continue
+        v = n.value
+        items = v.elts if isinstance(v, (ast.List, ast.Tuple, ast.Set)) else \
+            [*v.keys, *v.values] if isinstance(v, ast.Dict) and None not in v.keys else None
+        if items is not None and all(isinstance(e, (ast.Name, ast.Constant)) for e in items):
+            out[n.targets[0].id] = [e for e in items if isinstance(e, ast.Name)]
+    return out
+
+
 def _single_use_temps(fdef) -> set[str]:
     """Temporaries stored once and read once, where the read runs once per store: their cotangent has a
     single contribution. (A read in a loop the store is not in runs many times per store: the loop variable
@@ -2320,6 +2354,12 @@ def generate(lowered: ast.FunctionDef, active_params: set[str], cells: list[str]
     # (`_od_dins`), and the in-place changes inside see it as an alias of the parameter
     positional = [x.arg for x in lowered.args.posonlyargs + lowered.args.args + lowered.args.kwonlyargs]
     held, assumed = steering_numbers(lowered) if numbers else (frozenset(), frozenset())
+    quiet = frozenset(a.arg for a in lowered.args.posonlyargs + lowered.args.args
+                      if a.arg not in active_params and a.arg not in ("self", "cls")) if numbers else frozenset()
+    # (parameters read only as loops' iterables are no numbers, but may be lists of them: below)
+    drawn = _number_draws(lowered, quiet)
+    if drawn.keys() & held:
+        held, assumed = held - drawn.keys(), assumed - drawn.keys()
     if not _may_change_arrays(lowered, positional, held):
         positional = []
     lowered.body[:0] = at([assign(ENTRY + p, p) for p in positional], lowered)
@@ -2328,9 +2368,7 @@ def generate(lowered: ast.FunctionDef, active_params: set[str], cells: list[str]
     constant_stores: set = set()
     active = active_names(lowered, set(active_params) | set(cells), globals_, freevars, held, steering,
                           constant_stores)
-    if numbers and (quiet := frozenset(a.arg for a in lowered.args.posonlyargs + lowered.args.args
-                                       if a.arg not in active_params and a.arg not in held
-                                       and a.arg not in ("self", "cls"))):  # (an object: the general twin always)
+    if quiet := quiet - held - drawn.keys():
         # parameters entering constant, made active (or the values computed from them) as arguments of a call
         # with active inputs, which may store those into them: a number cannot be changed in place, so where
         # the call binds numbers to them they stay constant (python_speech_features' `fbank(signal, winlen, ...)`
@@ -2350,6 +2388,20 @@ def generate(lowered: ast.FunctionDef, active_params: set[str], cells: list[str]
             if len(fewer) < len(active):
                 active, steering, constant_stores = fewer, steering_q, stores_q
                 held, assumed = held | needed, assumed | needed
+    sequences: frozenset = frozenset()
+    if drawn:
+        # parameters entering constant read only as loops' iterables (`for i in moments`), whose loop variables
+        # are made active as arguments of calls with active inputs (`self._moment(band, i)`, which may store
+        # into i): a number drawn from a list of numbers cannot be changed in place, so where the call binds
+        # such a list the loop variables stay constant (FLife's moments cached under `(start, stop, i)`: the
+        # constant order i taken for differentiated, every cache was refused). The caller checks.
+        targets = frozenset().union(*drawn.values())
+        steering_q, stores_q = set(), set()
+        fewer = active_names(lowered, set(active_params) | set(cells), globals_, freevars, held | targets,
+                             steering_q, stores_q)
+        if len(fewer) < len(active):
+            active, steering, constant_stores = fewer, steering_q, stores_q
+            held, sequences = held | targets, frozenset(drawn)
     ask_primals(lowered, active, globals_, freevars)
     step = bisection_step(lowered, active | set(active_params) | set(cells))  # (a test may steer what it does not reach)
     if step is not None:
@@ -2360,6 +2412,7 @@ def generate(lowered: ast.FunctionDef, active_params: set[str], cells: list[str]
     gen = _Gen(lowered, active, params, fresh_calls(lowered, globals_, freevars), observed, compact,
                stateful_calls(lowered, globals_, freevars))
     gen.steering = frozenset(steering)
+    gen.sequences = sequences
     gen.constant_stores = frozenset(constant_stores)
     # the module's arrays among the active variables: a callee may change one in place without being handed
     # it (`BUF[:] += v` in a helper): each call's check of what it changed looks at them (`call_views`)
@@ -2391,7 +2444,43 @@ def generate(lowered: ast.FunctionDef, active_params: set[str], cells: list[str]
     _fix_returns(fwd)
     adjoint = gen.adjoint_function(adjoint_name, cells)
     return Generated(forward=fwd, adjoint=adjoint, active=active, params=params, blocks=gen.adjoints,
-                     entry=gen.entry, numbers=assumed, storing=frozenset(gen.storing))
+                     entry=gen.entry, numbers=assumed, sequences=sequences, storing=frozenset(gen.storing))
+
+
+def _number_draws(fdef: ast.FunctionDef, params: frozenset) -> dict[str, frozenset]:
+    """The params read only as the iterables of `for` loops whose targets are names bound by such loops alone,
+    with those targets: bound to a list or tuple of numbers, the targets hold numbers only."""
+    if not params:
+        return {}
+    iters: set[int] = set()
+    targets: dict[str, set] = {}
+    for n in all_nodes(fdef):
+        if isinstance(n, ast.For) and isinstance(n.iter, ast.Name) and n.iter.id in params:
+            if not isinstance(n.target, ast.Name):
+                params = params - {n.iter.id}
+                continue
+            iters.add(id(n.iter))
+            targets.setdefault(n.iter.id, set()).add(n.target.id)
+    drawn = {p: t for p, t in targets.items() if p in params}
+    if not drawn:
+        return {}
+    every = set().union(*drawn.values())
+    stores = collections.Counter()
+    for n in all_nodes(fdef):
+        if isinstance(n, ast.Name):
+            if isinstance(n.ctx, ast.Load) and n.id in drawn and id(n) not in iters:
+                drawn.pop(n.id)  # (read otherwise: handed on, stored, changed)
+            elif not isinstance(n.ctx, ast.Load) and n.id in every:
+                stores[n.id] += 1
+        elif isinstance(n, (ast.Global, ast.Nonlocal)) and every & set(n.names) \
+                or isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)) and n is not fdef \
+                and every & free_names(n):  # (a closure may rebind or read one late)
+            return {}
+    loops = collections.Counter(t for ts in drawn.values() for t in ts)
+    fors = collections.Counter(n.target.id for n in all_nodes(fdef) if isinstance(n, ast.For)
+                               and isinstance(n.iter, ast.Name) and n.iter.id in drawn and isinstance(n.target, ast.Name))
+    return {p: frozenset(ts) for p, ts in drawn.items()
+            if all(stores[t] == fors[t] for t in ts)} if loops else {}
 
 
 def _computed_from(fdef: ast.FunctionDef, names: set, params: frozenset) -> frozenset:

@@ -2661,11 +2661,12 @@ def _build(fn, active, keep_generated=False, observed=False, numbers=True, compa
     info.varkw = code.co_argcount + nkw + bool(code.co_flags & 4) if code.co_flags & 8 else -1
     info.cells = cells
     info.entry = frozenset(gen.entry)
-    info.numbers = tuple(code.co_varnames.index(p) for p in gen.numbers) or None
+    info.numbers = (tuple(code.co_varnames.index(p) for p in gen.numbers)
+                    + tuple(~code.co_varnames.index(p) for p in gen.sequences)) or None
     info.storing = gen.storing
     info.general, info.active = None, active
     info.fwd_last = info.rev_last = None
-    if info.numbers is not None and any(j >= code.co_argcount for j in info.numbers):
+    if info.numbers is not None and any((j if j >= 0 else ~j) >= code.co_argcount for j in info.numbers):
         info.numbers = (_ANY_COUNT,)  # (a keyword-only parameter: calls take the general twin)
     return info
 
@@ -3146,7 +3147,7 @@ def _twin_call_slow(mask, fn, pre, args, kw, observed=False):
         info = info.general or _general(info, fn, observed)
     if (not pre and not kw and mask == given and not constant and not observed
           and fn.__kwdefaults__ is None and defaulted is None
-          and (info.numbers is None or max(info.numbers) < len(args))):  # (the short key checks the numbers)
+          and (info.numbers is None or max(j if j >= 0 else ~j for j in info.numbers) < len(args))):  # (the short key checks the numbers)
         # (defaults holding no differentiated values only: the entry keeps them alive while the code lives)
         fast = _FAST_ARGS if mask >= 0 else _NEVER_CONSTANT
         for a in args:
@@ -3305,8 +3306,9 @@ def _adjoint_function(info, fn):
     return rev
 
 
-_NUMBERS = frozenset({int, float, complex, bool, np.float64, np.float32, np.int64, Fraction, Decimal,
-                      type(None), str})  # (and None and text: as immutable, what `numbers` are assumed for)
+NUMBERS = frozenset({int, float, complex, bool, np.float64, np.float32, np.int64, Fraction, Decimal,
+                     type(None), str})  # (and None and text: as immutable, what `numbers` are assumed for)
+_NUMBERS = NUMBERS
 
 
 def _numbers_bound(positions, pre, args, kw=None, fn=None) -> bool:
@@ -3314,6 +3316,9 @@ def _numbers_bound(positions, pre, args, kw=None, fn=None) -> bool:
     position, or (given fn) by keyword or left to a default."""
     n = len(pre)
     for j in positions:
+        seq = j < 0  # (`~j`: a list or tuple of numbers, `Generated.sequences`)
+        if seq:
+            j = ~j
         if j < n + len(args):
             v = pre[j] if j < n else args[j - n]
         elif fn is None or j >= fn.__code__.co_argcount:
@@ -3328,9 +3333,13 @@ def _numbers_bound(positions, pre, args, kw=None, fn=None) -> bool:
                 if k < 0:
                     return False
                 v = defaults[k]
-        if type(v) not in _NUMBERS:
+        if type(v) not in _NUMBERS and (not seq or type(v) not in _SEQUENCES or not all(
+                type(e) in _NUMBERS for e in v)):
             return False
     return True
+
+
+_SEQUENCES = (list, tuple)
 
 
 def _general(info, fn, observed):

@@ -54,7 +54,9 @@ def show_adjoint(f: Callable, active: Iterable[str] | None = None, raw: bool = F
            f"active arguments: {', '.join(sorted(a for a in act if a in gen.params)) or '-'}",
            f"active variables: {', '.join(sorted(v for v in gen.active if not v.startswith('_od_')))}"
            + (f" (for {', '.join(sorted(gen.numbers))} passed numbers; other values: the general twin)"
-              if gen.numbers else ""),
+              if gen.numbers else "")
+           + (f" (for {', '.join(sorted(gen.sequences))} passed lists or tuples of numbers; other values: the "
+              "general twin)" if gen.sequences else ""),
            "", "forward twin:", _indent(ast.unparse(gen.forward) if raw else tidy(_forward(gen.forward))), ""]
     for k in sorted(gen.blocks):
         stmts = gen.blocks[k]
