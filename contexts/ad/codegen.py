@@ -28,7 +28,7 @@ import numpy as np
 from overdub.ops import HEAPTYPE
 from overdub.passes import fix_missing_locations
 
-from ..lowered.activity import (active_names, ask_primals, through_calls, asked as _asked, captured_changes_by_kind as _changed_captures, captured_stores, changed_in_place, closure_hazards, free_names, fresh_calls, stateful_calls,
+from ..lowered.activity import (INERT_ATTRIBUTES, active_names, ask_primals, through_calls, asked as _asked, captured_changes_by_kind as _changed_captures, captured_stores, changed_in_place, closure_hazards, free_names, fresh_calls, stateful_calls,
                                 local_names, name_stores, nonlocal_writes, own_statements, resolved_calls, steering_numbers,
                                 stored_base, view_groups, view_of, private_containers)
 from ..lowered.build import (STORE, Node, and_, assign, at, attr, binop, call, compare, const, dict_, expr_stmt, if_,
@@ -57,7 +57,7 @@ HELPERS = ("__od_endless__", "__od_call__", "__od_hot_float__", "__od_acc__", "_
            "__od_enumerate_at__", "__od_primal__", "__od_instance_of__", "__od_rounded__", "__od_getattr__", "__od_module__", "__od_int_arg__",
            "__od_locals__", "__od_binop__", "__od_unary_adj__", "__od_float64__", "__od_object__", "__od_native_items__", "__od_subscript__", "__od_subscript_adj__", "__od_type__", "__od_held_backs__", "__od_dropped__",
            "__od_viewed__", "__od_bare__", "__od_text__", "__od_text_of__", "__od_text_map__", "__od_text_join__", "__od_printed__", "__od_text_mod__", "__od_inverted__", "__od_fmt__", "__od_parsed__", "__od_guard_cells__", "__od_closure_arrays__", "__od_closure_made__",
-           "__od_unguard__", "__od_caught__", "__od_key_guard__", "__od_key_lookup__", "__od_number_item__", "__od_dropped_op__", "__od_converted_store__", "__od_plain_values__", "__od_call_viewed__", "__od_kw_tape__", "__od_kw_spread__", "__od_duration__",
+           "__od_unguard__", "__od_caught__", "__od_key_guard__", "__od_key_lookup__", "__od_number_item__", "__od_state_box__", "__od_inert_read__", "__od_dropped_op__", "__od_converted_store__", "__od_plain_values__", "__od_call_viewed__", "__od_kw_tape__", "__od_kw_spread__", "__od_duration__",
            "__od_loop_item_adj__", "__od_loop_box__", "__od_not_swallowed__", "__od_managed__", "__od_watched__", "__od_entered_as__", "__od_stairs__",
            "__od_stairs_fd__", "__od_divisor_jump__", "__od_operator__", "__od_held__", "__od_live__", "__od_more__", "__od_more_keys__", "__od_keys__",
            "__od_size__", "__od_float__", "__od_int__", "__od_slice__", "__od_reversed__", "__od_getattr_of__", "__od_more_back__", "__od_global_store__", "__od_flat_index__", "__od_global_read__", "__od_state_call__")
@@ -293,8 +293,11 @@ class _Gen:
         self.dvars: set[str] = set()
         self.single_use = _single_use_temps(fdef)
         self.tuple_parts = _tuple_bindings(fdef)
-        self.displays = _display_temps(fdef, self.single_use)
+        self.displays = _display_temps(fdef, self.single_use, fresh)
         self.sequences: frozenset = frozenset()  # parameters whose items are taken for numbers (`_number_draws`)
+        self.entering: dict = {}  # (`_entering_prefix`)
+        self._live = None
+        self.module_containers: frozenset = frozenset()  # (module lists and dicts among the active variables)
         self.depth = 0  # loop nesting while generating, and per block: blocks in loops are tested first
         # inside a try's or with's body: a statement may raise and the code go on after it (a handler,
         # `contextlib.suppress`), so each statement is a block of its own (a block's record is made at its
@@ -642,7 +645,7 @@ class _Gen:
         stmts = [c for s in stmts for c in _stairs_checked(s)]
         ops = [(s, self.op_active(s)) for s in stmts]
         if not any(a for _, a in ops):
-            return [c for s in stmts for c in self.read_guards(s) + [_augmented(s)]]
+            return [c for s in stmts for c in self.read_guards(s) + [_augmented(s)] + self.inert_checks(s)]
         k = self.new_block()
         if any(_stores(s) for s, a in ops if a):
             self.storing.add(k)
@@ -655,6 +658,7 @@ class _Gen:
             if not act:
                 fwd.extend(self.read_guards(s))
                 fwd.append(_augmented(s))
+                fwd.extend(self.inert_checks(s))
                 continue
             self._later = assigned_later[idx]
             self._results = []
@@ -691,6 +695,15 @@ class _Gen:
             fwd.extend(record)
         self.set_adjoint(k, saved, list(reversed(adj_parts)), stmts[0])
         return fwd
+
+    def inert_checks(self, s) -> list[ast.stmt]:
+        """After a statement left as Python reading an attribute the analysis takes for a constant of any object
+        (`activity.INERT_ATTRIBUTES`: `t = x.dtype`) off an active variable: a check that what it read carries
+        no derivative (`helpers.inert_read`), refused where it may (an object's own `dtype` holding a number)."""
+        if not (type(s) is ast.Assign and len(s.targets) == 1 and isinstance(t := s.targets[0], ast.Name)
+                and isinstance(v := s.value, ast.Attribute) and v.attr in INERT_ATTRIBUTES and self.is_active(v.value)):
+            return []
+        return at([expr_stmt(call("__od_inert_read__", load(t.id), const(v.attr)))], s)
 
     def read_guards(self, s) -> list[ast.stmt]:
         """Before a statement left as Python: a check of each module global holding state it reads (and of
@@ -1218,13 +1231,17 @@ class _Gen:
         moment orders, constant floats, became a differentiated loop variable keying a cache: refused.)"""
         if not self.is_active(a):
             return False
+        live = self._live
+        if live is not None and a.id not in live:
+            return False
         items = self.displays.get(a.id)
-        return items is None or any(self.is_active(e) for e in items)
+        return items is None or any(e in self.active and (live is None or e in live) for e in items)
 
     def call(self, s, name, v: ast.Call):
         pb = self.fresh("_od_pb")
         mask = 0
         simple = True
+        self._live = self.entering.get(id(v))  # (a call early in the function: what may be active there)
         for i, a in enumerate(v.args):
             if isinstance(a, ast.Starred):
                 simple = False
@@ -1234,6 +1251,7 @@ class _Gen:
             simple = False
         elif any(self.entering_active(k.value) for k in v.keywords):
             mask |= KW_ACTIVE  # the positional bits hold; every keyword argument counts as differentiated
+        self._live = None
         if not simple:
             mask = EVERY_ARGUMENT
         method_obj = v.func.value.id if isinstance(v.func, ast.Attribute) and self.is_active(v.func.value) else None
@@ -1749,7 +1767,12 @@ class _Gen:
                           body=[assign("_od_k", item("_od_rec", 0))], orelse=[], type_comment=None)
         cellmap = dict_((const(c) for c in cells), (d(c) for c in cells))
         cotangents = tuple_([tuple_(d(p) for p in self.params), cellmap])
-        fn = ast.FunctionDef(name=name, args=args, body=init + [records, ast.Return(value=cotangents)],
+        # the cotangents of module lists and dicts read here, left when the records are done: into their boxes,
+        # where the adjoints of changes made to them elsewhere find them (`get()` returning a module list a
+        # callee appended a differentiated value to, then `sum(get())`: dropped here, 0 for its part)
+        left = [assign(d(m), call("__od_state_box__", "_od_S", m, d(m)))
+                for m in sorted(self.module_containers) if m in self.dvars]
+        fn = ast.FunctionDef(name=name, args=args, body=init + [records, *left, ast.Return(value=cotangents)],
                              decorator_list=[], returns=None, type_comment=None)
         at([fn], self.fdef)
         # each block's adjoint keeps the lines of the statements it mirrors
@@ -2202,20 +2225,69 @@ def _tuple_bindings(fdef) -> dict[str, list]:
     return {name: items for name, items in displays.items() if stores.get(name) == 1}
 
 
-def _display_temps(fdef, single_use: set[str]) -> dict[str, list]:
+def _entering_prefix(fdef: ast.FunctionDef, active: set[str], initial: set[str], entry: set[str]) -> dict:
+    """For the calls among fdef's first statements: id of the call -> the variables that may carry a derivative as
+    it begins. The analysis (`active`), blind to order, counts a variable active from its making on when a later
+    call with active inputs may store into it; before any such call none has. A parameter or cell not among
+    `initial` (those entering differentiated) enters constant; the first statements, in order, make active what
+    they compute from active values, and a call what the analysis says of its arguments and result after it.
+    The walk ends at the first call that may have an active input, or at a statement of another form.
+    (EoN's `get_PGF(pk)(x)`: the captured dict pk, made active only by the call of the function built from it,
+    entered `get_PGF` differentiated, and its keys' lookups were refused.)"""
+    own = local_names(fdef)
+    declared = {name for n in all_nodes(fdef) if isinstance(n, (ast.Global, ast.Nonlocal)) for name in n.names}
+    tracked = (own | entry) - declared
+
+    def may(name: str, live: set) -> bool:
+        return name in live if name in tracked else name in active
+
+    out: dict = {}
+    live = {n for n in initial if n in tracked}  # (locals not yet bound hold nothing)
+    for s in fdef.body:
+        if not (isinstance(s, ast.Assign) and len(s.targets) == 1 or isinstance(s, ast.Expr)):
+            break
+        v = s.value
+        calls = [n for n in ast.walk(v) if isinstance(n, (ast.Call, ast.Lambda, ast.Yield, ast.YieldFrom,
+                                                           ast.Await, ast.NamedExpr))]
+        target = s.targets[0] if isinstance(s, ast.Assign) else None
+        reads = set(_names_in(s))
+        if not calls:
+            if isinstance(target, ast.Name):
+                if any(may(n, live) for n in reads):
+                    live.add(target.id)
+                else:
+                    live.discard(target.id)
+                continue
+            break  # (a store into an object: its variables' activity as the analysis says, from here on)
+        if not (calls == [v] and isinstance(v, ast.Call) and (target is None or isinstance(target, ast.Name))):
+            break
+        out[id(v)] = frozenset(live)
+        if any(may(n, live) for n in _names_in(v)):
+            break  # (a call with active inputs: it may store them into anything it can reach)
+        live |= {n for n in reads | set(entry) if n in active}  # (what it reads or captured: the analysis's)
+        if target is not None and target.id in active:
+            live.add(target.id)
+    return out
+
+
+def _display_temps(fdef, single_use: set[str], fresh: set[int] = frozenset()) -> dict[str, list]:
     """The temporaries in `single_use` bound to a list, tuple or set display of names and constants (`t6 = [0, i,
     t5]`), or a dict display of them, with the names among its items: as its one reader begins, such a
-    temporary holds those names' values and nothing else."""
+    temporary holds those names' values and nothing else. Also those bound to a call making a new object of
+    what it is given (`fresh`, `activity.fresh_calls`: `np.zeros(3)`), with the names the call reads."""
     out: dict[str, list] = {}
     for n in ast.walk(fdef):
         if not (isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name)
                 and n.targets[0].id in single_use):
             continue
         v = n.value
+        if isinstance(v, ast.Call) and id(v) in fresh:
+            out[n.targets[0].id] = _names_in(v)
+            continue
         items = v.elts if isinstance(v, (ast.List, ast.Tuple, ast.Set)) else \
             [*v.keys, *v.values] if isinstance(v, ast.Dict) and None not in v.keys else None
         if items is not None and all(isinstance(e, (ast.Name, ast.Constant)) for e in items):
-            out[n.targets[0].id] = [e for e in items if isinstance(e, ast.Name)]
+            out[n.targets[0].id] = [e.id for e in items if isinstance(e, ast.Name)]
     return out
 
 
@@ -2413,11 +2485,13 @@ def generate(lowered: ast.FunctionDef, active_params: set[str], cells: list[str]
                stateful_calls(lowered, globals_, freevars))
     gen.steering = frozenset(steering)
     gen.sequences = sequences
+    gen.entering = _entering_prefix(lowered, active, set(active_params) | set(cells), set(params) | set(freevars))
     gen.constant_stores = frozenset(constant_stores)
     # the module's arrays among the active variables: a callee may change one in place without being handed
     # it (`BUF[:] += v` in a helper): each call's check of what it changed looks at them (`call_views`)
     own = local_names(lowered) | set(freevars)
     gen.module_arrays = frozenset(m for m in active if m not in own and isinstance(globals_.get(m), np.ndarray))
+    gen.module_containers = frozenset(m for m in active if m not in own and type(globals_.get(m)) in (list, dict))
     # (and the arrays, lists, dicts and objects it captured: a sibling closure of one factory may change one,
     # `def put(p): buf[:] += p`, `hist.append(p)`: `call_views` hands the callee the caller's cotangent)
     gen.state_cells = frozenset(state_cells) & active & set(cells)

@@ -3583,6 +3583,26 @@ def key_guard(obj, key, parts=None):
                 "the value among the dict's values")
 
 
+def inert_read(v, attr: str) -> None:
+    """`t = x.dtype` of a differentiated x, taken for a constant (`activity.INERT_ATTRIBUTES`): refused where
+    what was read may carry a derivative (an object's own attribute of that name holding a number)."""
+    if runtime._may_differ(v, 0):
+        raise runtime.UnsupportedFunction(
+            f"reverse mode takes `.{attr}` for a description of a value, not a value, and this one holds a "
+            f"{type(v).__name__}", where=runtime._user_line(),
+            fix=f"name the attribute otherwise than `{attr}`, or give the function a custom adjoint "
+                "(`@contexts.custom_adjoint`)")
+
+
+def state_box(S, v, d):
+    """A module list's or dict's cotangent left at the end of an adjoint: moved into its box (`codegen`'s
+    `module_containers`)."""
+    if d is None or type(v) not in (list, dict):
+        return d
+    S.box(v, d)
+    return None
+
+
 def number_item(v) -> None:
     """An item drawn from a parameter the twin took for a list or tuple of numbers (codegen's `_number_draws`,
     checked where the call bound it): a list changed since holds something else, refused."""
@@ -3720,7 +3740,7 @@ HELPER_IMPLS = {
     "__od_call_viewed__": call_viewed, "__od_kw_tape__": KwTape, "__od_kw_spread__": kw_spread,
     "__od_match_guard__": match_guard, "__od_dict_parts__": dict_parts, "__od_caught__": caught,
     "__od_not_swallowed__": not_swallowed, "__od_managed__": managed, "__od_watched__": watched, "__od_entered_as__": entered_as,
-    "__od_key_guard__": key_guard, "__od_key_lookup__": key_lookup, "__od_number_item__": number_item, "__od_dropped_op__": dropped_op, "__od_converted_store__": converted_store,
+    "__od_key_guard__": key_guard, "__od_key_lookup__": key_lookup, "__od_number_item__": number_item, "__od_state_box__": state_box, "__od_inert_read__": inert_read, "__od_dropped_op__": dropped_op, "__od_converted_store__": converted_store,
     "__od_plain_values__": frozenset({float, int, complex, bool, np.float64, np.ndarray, np.complex128}),
     "__od_primal__": asked_primal, "__od_instance_of__": instance_of, "__od_rounded__": rounded, "__od_getattr__": getattr_, "__od_module__": _MODULE, "__od_setattr_views__": setattr_views,
     "__od_setattr_merge__": setattr_merge, **LOWERING_HELPERS, "__od_iter_guard__": iter_guard, "__od_lazy_stamp__": lazy_stamp, "__od_lazy_guard__": lazy_guard,

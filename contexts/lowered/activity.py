@@ -1343,6 +1343,8 @@ class _Activity:
         if isinstance(v, ast.Attribute):
             if v.attr == "__class__" and "type" in self.nondiff:  # (`obj.__class__`: as `type(obj)`, a class)
                 return False
+            if v.attr in INERT_ATTRIBUTES:  # (an array's dtype; reverse mode checks each such read, `inert_read`)
+                return False
             return self.value_active(v.value)
         if isinstance(v, ast.Subscript):  # (an active index: a class's own __getitem__ may compute with it)
             return self.value_active(v.value) or any(n in a for n in _reads(v.slice))
@@ -1443,6 +1445,12 @@ class _Activity:
                     ctx = item.context_expr  # `self.out.append(self.value)`, gen20 W3)
                     if isinstance(ctx, ast.Name) and ctx.id in self.active and ctx.id in self.locals:
                         self.mark_argument(ctx.id)
+
+
+# attributes that describe a value rather than hold one (`x.dtype`): taken for constants of any object, and
+# checked where read in reverse mode (`codegen`'s `inert_checks`). Taken for active, scipy's `decimate` made its
+# filter's coefficients `np.asarray(sos, dtype=x.dtype)` differentiated, and `_validate_sos`' `== 1` refused.
+INERT_ATTRIBUTES = frozenset({"dtype"})
 
 
 # the lowering's helpers that store nothing into what they are given (`a, b = f(x)`'s `__od_unpack__(t, 2, -1)`
