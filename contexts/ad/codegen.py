@@ -295,7 +295,7 @@ class _Gen:
         self.tuple_parts = _tuple_bindings(fdef)
         self.displays = _display_temps(fdef, self.single_use, fresh)
         self.sequences: frozenset = frozenset()  # parameters whose items are taken for numbers (`_number_draws`)
-        self.entering: dict = {}  # (`_entering_prefix`)
+        self.entering: dict = {}  # (`_entering`)
         self._live = None
         self.module_containers: frozenset = frozenset()  # (module lists and dicts among the active variables)
         self.depth = 0  # loop nesting while generating, and per block: blocks in loops are tested first
@@ -2225,49 +2225,169 @@ def _tuple_bindings(fdef) -> dict[str, list]:
     return {name: items for name, items in displays.items() if stores.get(name) == 1}
 
 
-def _entering_prefix(fdef: ast.FunctionDef, active: set[str], initial: set[str], entry: set[str]) -> dict:
-    """For the calls among fdef's first statements: id of the call -> the variables that may carry a derivative as
-    it begins. The analysis (`active`), blind to order, counts a variable active from its making on when a later
-    call with active inputs may store into it; before any such call none has. A parameter or cell not among
-    `initial` (those entering differentiated) enters constant; the first statements, in order, make active what
-    they compute from active values, and a call what the analysis says of its arguments and result after it.
-    The walk ends at the first call that may have an active input, or at a statement of another form.
-    (EoN's `get_PGF(pk)(x)`: the captured dict pk, made active only by the call of the function built from it,
-    entered `get_PGF` differentiated, and its keys' lookups were refused.)"""
+def _quiet_calls(fdef: ast.FunctionDef, globals_: dict, freevars: tuple) -> set[int]:
+    """The ids of the calls in fdef that store into nothing they are given (`activity.fresh_calls`, and numpy's
+    conversions and questions about arrays: `np.asarray(x)`, `np.issubdtype(t, np.inexact)`, `len(v)`)."""
+    out = set(fresh_calls(fdef, globals_, freevars))
+    for n, fn in resolved_calls(fdef, globals_, freevars):
+        try:
+            known = fn in _QUIET
+        except TypeError:  # (an unhashable callable)
+            continue
+        known = known or getattr(fn, "__name__", None) == "array_namespace" and (  # (array-API dispatch)
+            getattr(fn, "__module__", None) or "").split(".")[0] in ("scipy", "array_api_compat", "sklearn")
+        if known and not any(k.arg in (None, "out") for k in n.keywords) \
+                and not any(isinstance(a, ast.Starred) for a in n.args):
+            out.add(id(n))
+    return out
+
+
+_QUIET = frozenset({np.asarray, np.asanyarray, np.ascontiguousarray, np.asfortranarray, np.atleast_1d, np.atleast_2d,
+                    np.atleast_3d, np.issubdtype, np.result_type, np.promote_types, np.shape, np.ndim, np.size,
+                    np.iscomplexobj, np.isrealobj, np.isscalar, len, isinstance, issubclass, callable})
+
+
+class _Entering:
+    """For each call in a function: the variables that may carry a derivative as it begins (`_entering`)."""
+
+    def __init__(self, active: set, tracked: set, readers: set, quiet: set, entry: set):
+        self.active, self.tracked, self.readers, self.quiet, self.entry = active, tracked, readers, quiet, entry
+        self.out: dict[int, frozenset] = {}
+        self.every = frozenset(active)  # (after a change the walk cannot follow: what the analysis says)
+
+    def may(self, name: str, live) -> bool:
+        return name in live if name in self.tracked else name in self.active
+
+    def run(self, stmts: list, live: frozenset) -> frozenset:
+        for s in stmts:
+            if live is self.every:
+                self.drop(s)
+                continue
+            live = self.statement(s, live)
+        return live
+
+    def drop(self, node) -> None:
+        for n in ast.walk(node):  # (the calls after: the analysis's own answer)
+            if isinstance(n, ast.Call):
+                self.out.pop(id(n), None)
+
+    def statement(self, s, live: frozenset) -> frozenset:
+        if isinstance(s, (ast.Pass, ast.Return)):
+            return live if getattr(s, "value", None) is None or not _makes_calls(s.value) else self.stop(s)
+        if isinstance(s, ast.Raise):  # (nothing runs after it here; what it raises is made of constants)
+            return live if not any(self.may(n, live) for n in _names_in(s)) else self.stop(s)
+        if isinstance(s, ast.If):
+            if _makes_calls(s.test):
+                return self.stop(s)
+            a = self.run(s.body, live)
+            b = self.run(s.orelse, live)
+            return self.every if self.every in (a, b) else a | b
+        if isinstance(s, (ast.For, ast.While)):
+            if isinstance(s, ast.For) and not (isinstance(s.iter, ast.Name) and isinstance(s.target, ast.Name)) \
+                    or isinstance(s, ast.While) and _makes_calls(s.test) or _jumps(s.body):
+                return self.stop(s)  # (a `break` or `continue` leaves from the body's middle: not followed)
+            if isinstance(s, ast.For) and self.may(s.iter.id, live):
+                return self.stop(s)  # (a differentiated iterable's `__next__` is code given it)
+            start = live
+            for _ in range(len(self.active) + 2):  # (grows monotonically: a fixed point within as many passes)
+                end = self.run(s.body, start - {s.target.id} if isinstance(s, ast.For) else start)
+                if end is self.every:
+                    return self.stop(s)
+                if end <= start:
+                    break
+                start = start | end
+            else:
+                return self.stop(s)
+            orelse = self.run(s.orelse, start)
+            return self.every if orelse is self.every else start | orelse
+        if isinstance(s, ast.Expr):
+            if isinstance(s.value, ast.Call):
+                return self.call(s.value, None, live)
+            return live if not _makes_calls(s.value) else self.stop(s)
+        if isinstance(s, ast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], ast.Name):
+            t, v = s.targets[0].id, s.value
+            if isinstance(v, ast.Call):
+                return self.call(v, t, live)
+            if _makes_calls(v):
+                return self.stop(s)
+            if getattr(v, "_od_inplace", False) and any(self.may(n, live) for n in _names_in(v)):
+                return self.stop(s)  # (`v *= x`: the object changes in place, and whatever shares it)
+            if isinstance(v, ast.Attribute) and v.attr in INERT_ATTRIBUTES:  # (`x.dtype`: checked where read,
+                return live - {t}                                             # `inert_checks`)
+            # (a value computed from others; an attribute or item read, as the analysis takes them: a value)
+            return live | {t} if any(self.may(n, live) for n in _names_in(v)) else live - {t}
+        if isinstance(s, ast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], (ast.Attribute, ast.Subscript)):
+            # a store into an object: of a differentiated value, the object and whatever shares it hold one
+            if _makes_calls(s) or any(self.may(n, live) for n in _names_in(s)):
+                return self.stop(s)
+            return live
+        return self.stop(s)
+
+    def call(self, v: ast.Call, target, live: frozenset) -> frozenset:
+        if any(_makes_calls(a) for a in (*v.args, *(k.value for k in v.keywords))) or _makes_calls(v.func):
+            return self.stop(v)
+        self.out[id(v)] = live
+        reads = set(_names_in(v))
+        if any(self.may(n, live) for n in reads):
+            if id(v) in self.quiet or isinstance(v.func, ast.Name) and v.func.id == "__od_unpack__":
+                # (stores into nothing it is given: only its result may hold one)
+                return live | {target} if target is not None else live
+            return self.every  # (a call with active inputs: it may store them into anything it can reach)
+        if reads & self.readers:  # (it may return, or store, what was stored into module state)
+            return live | ((reads | self.entry | ({target} if target else set())) & self.every)
+        return live - {target} if target is not None else live
+
+    def stop(self, node) -> frozenset:
+        self.drop(node)
+        return self.every
+
+
+def _makes_calls(e) -> bool:
+    """e calls (or makes a function, a comprehension, a generator's step)."""
+    return any(isinstance(n, (ast.Call, ast.Lambda, ast.Yield, ast.YieldFrom, ast.Await, ast.NamedExpr, ast.ListComp,
+                              ast.SetComp, ast.DictComp, ast.GeneratorExp)) for n in ast.walk(e))
+
+
+def _jumps(body: list) -> bool:
+    """A `break` or `continue` of this loop in body (not of a loop nested in it)."""
+    todo = list(body)
+    while todo:
+        n = todo.pop()
+        if isinstance(n, (ast.Break, ast.Continue)):
+            return True
+        if not isinstance(n, (ast.For, ast.While, ast.AsyncFor, ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda,
+                              ast.ClassDef)):
+            todo.extend(ast.iter_child_nodes(n))
+        else:
+            todo.extend(getattr(n, "orelse", ()))
+    return False
+
+
+def _entering(fdef: ast.FunctionDef, active: set[str], initial: set[str], entry: set[str], readers: set,
+              quiet: set) -> dict:
+    """id of each call in fdef -> the variables that may carry a derivative as it begins, where that is fewer than
+    the analysis's (`active`), blind to order, which counts a variable active from its making on when a later
+    call with active inputs may store into it (`f(p, moments=[0, i, 2 * i])`: the list; `sosfiltfilt(sos, x)`:
+    the filter's coefficients, constants, whose `== 1` was then refused in scipy's `_validate_sos`).
+
+    The function's statements are walked in order. A parameter or cell not among `initial` (those entering
+    differentiated) enters constant, and a local holds nothing until bound. What is computed from differentiated
+    values is differentiated; a call or an attribute on constants returns a constant (unless it may read what
+    was stored into module state: `readers`, taken as the analysis does); a call storing into nothing it is given
+    (`quiet`) makes its result differentiated from differentiated inputs. Anything else that may store a
+    differentiated value (a call with differentiated inputs, a store into an object, an attribute of a
+    differentiated object, a loop over one, a closure made) ends the walk there: after it, each variable is as
+    the analysis says. Branches join; loops run to a fixed point."""
     own = local_names(fdef)
     declared = {name for n in all_nodes(fdef) if isinstance(n, (ast.Global, ast.Nonlocal)) for name in n.names}
     tracked = (own | entry) - declared
-
-    def may(name: str, live: set) -> bool:
-        return name in live if name in tracked else name in active
-
-    out: dict = {}
-    live = {n for n in initial if n in tracked}  # (locals not yet bound hold nothing)
-    for s in fdef.body:
-        if not (isinstance(s, ast.Assign) and len(s.targets) == 1 or isinstance(s, ast.Expr)):
-            break
-        v = s.value
-        calls = [n for n in ast.walk(v) if isinstance(n, (ast.Call, ast.Lambda, ast.Yield, ast.YieldFrom,
-                                                           ast.Await, ast.NamedExpr))]
-        target = s.targets[0] if isinstance(s, ast.Assign) else None
-        reads = set(_names_in(s))
-        if not calls:
-            if isinstance(target, ast.Name):
-                if any(may(n, live) for n in reads):
-                    live.add(target.id)
-                else:
-                    live.discard(target.id)
-                continue
-            break  # (a store into an object: its variables' activity as the analysis says, from here on)
-        if not (calls == [v] and isinstance(v, ast.Call) and (target is None or isinstance(target, ast.Name))):
-            break
-        out[id(v)] = frozenset(live)
-        if any(may(n, live) for n in _names_in(v)):
-            break  # (a call with active inputs: it may store them into anything it can reach)
-        live |= {n for n in reads | set(entry) if n in active}  # (what it reads or captured: the analysis's)
-        if target is not None and target.id in active:
-            live.add(target.id)
-    return out
+    walk = _Entering(active, tracked, readers, quiet, entry)
+    if any(isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)) and n is not fdef
+           for n in all_nodes(fdef)):
+        return {}  # (a closure made here may run anywhere, reading what it captured)
+    walk.run(fdef.body, frozenset(n for n in initial if n in tracked) | frozenset(
+        n for n in active if n not in tracked))
+    return {k: v for k, v in walk.out.items() if not v >= walk.every}
 
 
 def _display_temps(fdef, single_use: set[str], fresh: set[int] = frozenset()) -> dict[str, list]:
@@ -2438,8 +2558,9 @@ def generate(lowered: ast.FunctionDef, active_params: set[str], cells: list[str]
     fix_missing_locations(lowered)  # (the core's: ast's own, recursive, took a twentieth of a long build)
     steering: set = set()
     constant_stores: set = set()
+    readers: set = set()  # (`_entering`: functions that may return what was stored into module state)
     active = active_names(lowered, set(active_params) | set(cells), globals_, freevars, held, steering,
-                          constant_stores)
+                          constant_stores, readers)
     if quiet := quiet - held - drawn.keys():
         # parameters entering constant, made active (or the values computed from them) as arguments of a call
         # with active inputs, which may store those into them: a number cannot be changed in place, so where
@@ -2448,7 +2569,7 @@ def generate(lowered: ast.FunctionDef, active_params: set[str], cells: list[str]
         # active; the caller checks (`Generated.numbers`), and a call binding anything else takes the general twin.
         steering_q, stores_q = set(), set()
         fewer = active_names(lowered, set(active_params) | set(cells), globals_, freevars, held | quiet, steering_q,
-                             stores_q)
+                             stores_q, readers)
         if len(fewer) < len(active):
             # (only the parameters that made the difference, so that calls binding others to arrays keep this
             # twin: those in it, or read by a store to one of it; the analysis again, on exactly those)
@@ -2456,7 +2577,7 @@ def generate(lowered: ast.FunctionDef, active_params: set[str], cells: list[str]
             if needed != quiet:
                 steering_q, stores_q = set(), set()
                 fewer = active_names(lowered, set(active_params) | set(cells), globals_, freevars, held | needed,
-                                     steering_q, stores_q)
+                                     steering_q, stores_q, readers)
             if len(fewer) < len(active):
                 active, steering, constant_stores = fewer, steering_q, stores_q
                 held, assumed = held | needed, assumed | needed
@@ -2470,7 +2591,7 @@ def generate(lowered: ast.FunctionDef, active_params: set[str], cells: list[str]
         targets = frozenset().union(*drawn.values())
         steering_q, stores_q = set(), set()
         fewer = active_names(lowered, set(active_params) | set(cells), globals_, freevars, held | targets,
-                             steering_q, stores_q)
+                             steering_q, stores_q, readers)
         if len(fewer) < len(active):
             active, steering, constant_stores = fewer, steering_q, stores_q
             held, sequences = held | targets, frozenset(drawn)
@@ -2485,7 +2606,8 @@ def generate(lowered: ast.FunctionDef, active_params: set[str], cells: list[str]
                stateful_calls(lowered, globals_, freevars))
     gen.steering = frozenset(steering)
     gen.sequences = sequences
-    gen.entering = _entering_prefix(lowered, active, set(active_params) | set(cells), set(params) | set(freevars))
+    gen.entering = _entering(lowered, active, set(active_params) | set(cells), set(params) | set(freevars), readers,
+                             _quiet_calls(lowered, globals_, freevars))
     gen.constant_stores = frozenset(constant_stores)
     # the module's arrays among the active variables: a callee may change one in place without being handed
     # it (`BUF[:] += v` in a helper): each call's check of what it changed looks at them (`call_views`)

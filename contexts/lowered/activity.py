@@ -1798,7 +1798,7 @@ _PART_READERS = frozenset({"next", "iter", "reversed", "enumerate", "getattr", "
 
 def active_names(fdef: ast.FunctionDef, active_inputs: set[str], globals_: dict,
                  freevars: tuple = (), numbers: frozenset = frozenset(), steering: set | None = None,
-                 constant_stores: set | None = None) -> set[str]:
+                 constant_stores: set | None = None, readers: set | None = None) -> set[str]:
     """The active variables of a lowered function, given its active parameters and cells (`freevars`: the
     captured variables, which become active when the function stores active values into them; `numbers`:
     variables known to hold numbers, see `numbers_if`). Variables that only steer control flow
@@ -2028,6 +2028,8 @@ def active_names(fdef: ast.FunctionDef, active_inputs: set[str], globals_: dict,
     if constant_stores is not None:
         constant_stores.update(_constant_stores(fdef, act))
         constant_stores.update(_constant_calls(fdef, act, globals_, freevars))
+    if readers is not None:  # (the functions read here that may return what was stored into module state)
+        readers.update(act.state_readers)
     return act.active - steer
 
 
