@@ -514,6 +514,9 @@ def _closures_given(args):
     return closures
 
 
+_FUNCTION_KINDS = (types.FunctionType, types.MethodType, types.BuiltinFunctionType, functools.partial, type, np.ndarray)
+
+
 def _boxed_cells(S, grads, closures):
     """The cotangents a rule gives for closures it was handed (`quad(g, ...)`, `derivative(g, t)`), their parts
     for the lists, dicts and objects the closures' cells hold moved into those objects' boxes now, at the
@@ -532,7 +535,10 @@ def _boxed_cells(S, grads, closures):
             if part is None:
                 continue
             v = _cell_value(cell)
-            if isinstance(v, (list, dict)) or has_fields(v) and not callable(v) and not isinstance(v, np.ndarray):
+            if isinstance(v, (list, dict)) or has_fields(v) and not isinstance(v, _FUNCTION_KINDS):
+                # (an object of fields, callable too: `RkDenseOutput`, an interpolant captured by solve_ivp's event
+                # closure and kept in the solution's list. Left with the closure, its cotangent reached the object
+                # both through the closure's cell and through the list's box: the direct part twice, gen of sweep T)
                 S.box(v, rest.pop(name))
             elif isinstance(v, np.ndarray) and (made := _MADE_AT.get(id(fn))) is not None and made[0]() is fn \
                     and LAST_CHANGE.get(id(bottom(v)), 0) > made[1]:

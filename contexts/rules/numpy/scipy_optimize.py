@@ -331,7 +331,10 @@ def fsolve_duals(fw, fn=optimize.fsolve):
         try:
             if np.linalg.cond(J) > 1e14:
                 raise np.linalg.LinAlgError("ill-conditioned")
-            dx = -np.linalg.solve(J, dF.reshape(-1, root.size).T).T.reshape(dF.shape)
+            dx = -np.linalg.solve(J, dF.reshape(-1, root.size).T).T
+            # (the root's shape after the directions' axes: F may return a number for one unknown, `eps - g(x[0])`,
+            # whose tangent then had no axis for the root's, and `fsolve(...)[0]` indexed a number)
+            dx = dx.reshape(dF.shape[:dF.ndim - np.ndim(fw.primal(y))] + np.shape(root))
         except np.linalg.LinAlgError:
             raise NoDerivative("scipy.optimize.fsolve's solution has no derivative: F's Jacobian there is "
                                "singular", fix="differentiate where the solution is isolated") from None
