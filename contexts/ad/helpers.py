@@ -3559,8 +3559,41 @@ def _by_identity(key) -> bool:
     if type(key) is tuple:
         return all(_by_identity(k) or not runtime._may_differ(k, 0) for k in key)
     cls = type(key)
-    return cls.__flags__ & HEAPTYPE and cls.__hash__ is object.__hash__ and cls.__eq__ is object.__eq__ \
+    return cls.__flags__ & HEAPTYPE and _identity_methods(cls) \
         and not isinstance(key, (numbers.Number, np.ndarray, list, dict, tuple, set))
+
+
+def _identity_methods(cls) -> bool:
+    """cls hashes and compares its objects by identity: object's own `__eq__` and `__hash__`, or methods of its
+    own saying only that (`return self is other`, `return object.__hash__(self)`, `return id(self)`: elote's
+    competitors, dict keys whose ratings are differentiated)."""
+    found = _IDENTITY.get(cls)
+    if found is None:
+        found = _IDENTITY[cls] = (cls.__eq__ is object.__eq__ or _says_identity(cls.__eq__, "eq")) and (
+            cls.__hash__ is object.__hash__ or _says_identity(cls.__hash__, "hash"))
+    return found
+
+
+_IDENTITY = weakref.WeakKeyDictionary()
+
+
+def _says_identity(fn, kind: str) -> bool:
+    """fn's whole body (a docstring aside) is `return self is other` (kind "eq"), or `return object.__hash__(self)`,
+    `id(self)` or `hash(id(self))` (kind "hash")."""
+    import ast
+    tree = function_tree(fn)
+    if tree is None or not tree.args.args:
+        return False
+    body = [s for s in tree.body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]
+    if len(body) != 1 or not isinstance(body[0], ast.Return) or body[0].value is None:
+        return False
+    v, names = body[0].value, [a.arg for a in tree.args.args]
+    if kind == "eq":
+        return len(names) == 2 and isinstance(v, ast.Compare) and len(v.ops) == 1 and isinstance(v.ops[0], ast.Is) \
+            and {ast.unparse(v.left), ast.unparse(v.comparators[0])} == set(names)
+    text = ast.unparse(v).replace(" ", "")
+    me = names[0]
+    return text in (f"object.__hash__({me})", f"id({me})", f"hash(id({me}))")
 
 
 def _key_parts(key, parts):

@@ -1140,7 +1140,14 @@ def _scan_stores(code, fn, cls, depth) -> bool:
                     return True
             elif isinstance(m, ast.Call):
                 f = m.func
-                if isinstance(f, ast.Attribute) and f.attr in _MUTATOR_NAMES and out(f.value) and (
+                own = (getattr(cls, f.attr, None) if cls is not None and isinstance(f, ast.Attribute)
+                       and isinstance(f.value, ast.Name) and f.value.id == first else None)
+                if type(own) is types.FunctionType and f.attr in _MUTATOR_NAMES:
+                    # (`self.add(other)` of a class's own `add`, py-ballisticcalc's NamedTuple Vector: its code, as
+                    # the helper's below, not a set's `add`)
+                    if depth <= 0 or stores_into_objects(own, cls, depth - 1):
+                        return True
+                elif isinstance(f, ast.Attribute) and f.attr in _MUTATOR_NAMES and out(f.value) and (
                         any(carries(a) for a in m.args) or any(carries(k.value) for k in m.keywords)):
                     return True
                 if isinstance(f, ast.Name) and f.id in ("setattr", "delattr"):
