@@ -475,7 +475,10 @@ def _same_but_keywords(a: types.CodeType, b: types.CodeType) -> bool:
                 consts.append(c)
         ops = [op for op in _operations(code) if not (op[0] == "LOAD_CONST" and (
             op[1].startswith(("'", '"')) or op[1].startswith("(") and "'" in op[1] or op[1] == "(,)"))]
-        return sorted(map(_constant_key, (c for c in consts if c != ()))), ops
+        # (as a set: a keyword's name that is also a text constant of the function, `g(a2=v, ..., names=["a2"])`,
+        # is one constant of the module's code, shared with the dict's key, and two of the twin's, the tuple's
+        # and its own: canyonbpy's `pyco2.sys(par2=..., grads_wrt=["par2"])` was taken for a changed file)
+        return sorted(set(map(_constant_key, (c for c in consts if c != ())))), ops
     if key(a) != key(b):
         return False
     nested = [(x, y) for x, y in zip([c for c in a.co_consts if isinstance(c, types.CodeType)],

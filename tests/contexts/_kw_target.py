@@ -2,4 +2,5 @@
 
 
 def g(**kw):
-    return sum(kw.values()) * kw["q"]
+    names = kw.pop("names", ())
+    return (sum(kw.values()) + len(names)) * kw["q"]

@@ -683,9 +683,10 @@ def test_sparsity_of_np_select_and_isscalar():
 
 
 def test_a_call_with_sixteen_keywords_on_an_imported_module():
-    from tests.contexts._kwcall_lib import f16
-    assert gradient(f16, 1.5)[0] == pytest.approx(fd.derivative(f16, 1.5), rel=1e-7)
-    assert derivative(f16, 1.5) == pytest.approx(fd.derivative(f16, 1.5), rel=1e-7)
+    from tests.contexts._kwcall_lib import f16, f16_named
+    for f in (f16, f16_named):
+        assert gradient(f, 1.5)[0] == pytest.approx(fd.derivative(f, 1.5), rel=1e-7)
+        assert derivative(f, 1.5) == pytest.approx(fd.derivative(f, 1.5), rel=1e-7)
 
 
 class LazyAttributes:
