@@ -2638,3 +2638,96 @@ def _():
         L = nx.laplacian_matrix(_nx_graph(nx, w), weight="weight").toarray()
         return float(np.linalg.eigvalsh(L)[1])
     return f, _NX_WEIGHTS.copy()
+
+
+# ===============================================================================================
+# FLife: vibration fatigue by spectral methods (a moment cache keyed by (start, stop, order), the orders a
+# list of constants handed to a method of a differentiated object: `codegen._number_draws`)
+
+def _flife_spectrum(FLife, x):
+    f = np.linspace(0.0, 200.0, 201)
+    psd = x[0] * np.exp(-((f - 50.0) / 10.0) ** 2) + x[1] * np.exp(-((f - 120.0) / 15.0) ** 2) + 1e-6
+    return FLife.SpectralData(input={"PSD": psd, "f": f})
+
+
+@case("FLife", "SpectralData moments m0..m4")
+def _():
+    FLife = _imp("FLife")
+    return (lambda x: np.asarray(_flife_spectrum(FLife, x).moments, dtype=float)), np.array([25.0, 10.0])
+
+
+@case("FLife", "Dirlik.get_life", rtol=1e-4)
+def _():
+    FLife = _imp("FLife")
+    return (lambda x: FLife.Dirlik(_flife_spectrum(FLife, x)).get_life(C=1.8e22, k=6)), np.array([25.0, 10.0])
+
+
+@case("FLife", "TovoBenasciutti.get_life", rtol=1e-4)
+def _():
+    FLife = _imp("FLife")
+    return (lambda x: FLife.TovoBenasciutti(_flife_spectrum(FLife, x)).get_life(C=1.8e22, k=6)), np.array([25.0, 10.0])
+
+
+@case("FLife", "SpectralData bandwidth estimators alpha1, alpha2")
+def _():
+    FLife = _imp("FLife")
+
+    def f(x):
+        sd = _flife_spectrum(FLife, x)
+        return np.array([sd.alpha1, sd.alpha2], dtype=float)
+    return f, np.array([25.0, 10.0])
+
+
+# ===============================================================================================
+# geoana: analytic geophysics (a source location made inside f, checked `> 0` by a property setter)
+
+@case("geoana", "PointCurrentHalfSpace.potential, location made in f")
+def _():
+    static = _imp("geoana.em.static")
+    return (lambda x: static.PointCurrentHalfSpace(100.0, current=1.0, location=np.zeros(3)).potential(x[None, :])[0]), \
+        np.array([10.0, 5.0, -2.0])
+
+
+@case("geoana", "PointCurrentHalfSpace.electric_field")
+def _():
+    static = _imp("geoana.em.static")
+    return (lambda x: static.PointCurrentHalfSpace(100.0, current=1.0, location=np.zeros(3)).electric_field(
+        x[None, :])[0]), np.array([10.0, 5.0, -2.0])
+
+
+@case("geoana", "MagneticDipoleWholeSpace.magnetic_flux_density")
+def _():
+    static = _imp("geoana.em.static")
+    return (lambda x: static.MagneticDipoleWholeSpace(location=np.array([0.0, 0.0, -1.0]), moment=2.0).magnetic_flux_density(
+        x[None, :])[0]), np.array([1.0, 0.5, 0.3])
+
+
+@case("geoana", "PointMass gravitational_potential")
+def _():
+    gravity = _imp("geoana.gravity")
+    return (lambda x: float(gravity.PointMass(mass=1.5e10, location=np.zeros(3)).gravitational_potential(x[None, :])[0])), \
+        np.array([10.0, 5.0, -2.0])
+
+
+# ===============================================================================================
+# EoN: epidemics on networks (a degree distribution looked up by key in a captured dict)
+
+@case("EoN", "get_PGF of a captured degree distribution")
+def _():
+    analytic = _imp("EoN")
+    pk = {1: 0.2, 2: 0.3, 3: 0.5}
+    return (lambda x: float(analytic.get_PGF(pk)(x))), 0.7
+
+
+@case("EoN", "get_PGFPrime")
+def _():
+    EoN = _imp("EoN")
+    pk = {0: 0.1, 2: 0.4, 5: 0.5}
+    return (lambda x: float(EoN.get_PGFPrime(pk)(x))), 0.6
+
+
+@case("EoN", "estimate_R0 of the karate club graph")
+def _():
+    EoN, nx = _imp("EoN"), _imp("networkx")
+    G = nx.karate_club_graph()
+    return (lambda tau: float(EoN.estimate_R0(G, tau=tau, gamma=1.0))), 0.3
