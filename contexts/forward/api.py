@@ -466,7 +466,11 @@ def _entry(api: Callable) -> Callable:
         except StairJump as e:  # (a rounding, a remainder exactly on its jump: judged from the two sides)
             if _DEPTH[0] > 1:
                 raise
-            return _past_stair_jump(api, f, args, kwargs, e)
+            try:
+                return _past_stair_jump(api, f, args, kwargs, e)
+            except OverdubError as judged:  # (refused anew: the user's lines from the first one's traceback)
+                name_user_lines(judged, e)
+                raise
         except StopIteration as e:
             raise OverdubError(f"{describe(f)} raised StopIteration while differentiated",
                                fix="catch it inside the function (next(it, default) for an iterator that may "
@@ -694,6 +698,7 @@ def _past_stair_jump(api: Callable, f: Callable, args: tuple, kwargs: dict, jump
     # (the function has no derivative there: no other way of differentiating it helps; where the sides could
     # not be taken, another may: `hessian`'s forward over forward)
     judged.judged = not why.startswith(_UNJUDGED)
+    judged.judged_from = jump  # (its traceback the one through the user's lines: `frames.name_user_lines`)
     raise judged from None
 
 

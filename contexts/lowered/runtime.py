@@ -656,7 +656,10 @@ def _remembered(a, derived: bool = True) -> bool:
         if type(a) is not bytes and type(a) is not bytearray:
             return False
         a = a.decode("latin-1")  # (every byte a character: the number's digits, a digest's bytes)
-    return a.strip() in _TEXTS or any(n.lstrip("+") in _TEXTS for n in _NUMBER.findall(a))  # (`f"{lat} 11.575"`)
+    # (and a number's text inside a longer one, `f"{lat} 11.575"`: one with a point or an exponent, `48.1`; digits
+    # alone, `1` of `"%d" % x`, are in every other text: scipy's `scheme == "1-sided"` was refused, sweep T)
+    return a.strip() in _TEXTS or any(n.lstrip("+") in _TEXTS for n in _NUMBER.findall(a)
+                                      if any(c in n for c in ".eEnN"))
 
 
 TEXT_TYPES = (str, bytes, DerivedText)

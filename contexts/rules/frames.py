@@ -190,12 +190,17 @@ def name_user_lines(e: BaseException, *more) -> None:
     except AttributeError:
         return
     frames, seen = [], set()
-    for x in (e, *more):
+    # (and the exceptions it was raised from or while handling: a refusal judged again from a point's two
+    # sides is raised anew, its first one's traceback the one through the user's lines: mosqito's filter bank)
+    causes, x = [], e
+    while len(causes) < 4 and (x := x.__cause__ or x.__context__ or getattr(x, "judged_from", None)) is not None:
+        causes.append(x)
+    for x in (e, *more, *causes):
         for frame, line in _traceback(x.__traceback__):
             if id(frame) not in seen:
                 seen.add(id(frame))
                 frames.append((frame, line))
-    chain = user_chain(frames)
+    chain = list(dict.fromkeys(user_chain(frames)))  # (the same line once: a rerun's frames repeat the first run's)
     if not chain:
         return
     text = str(e)

@@ -186,3 +186,20 @@ def test_changed_mid_function_carries_its_derivative(f):
     expected = fd.gradient(f, X)[0]
     assert np.any(np.abs(expected) > 0.1)
     np.testing.assert_allclose(gradient(f, X)[0], expected, rtol=1e-7, atol=1e-12)
+
+
+@pytest.mark.one_mode
+def test_scipy_decimate():
+    """scipy's `decimate` makes its filter `np.asarray(sos, dtype=x.dtype)` and hands it to `sosfiltfilt` beside
+    x: taken for differentiated (x's dtype read as a value; the filter as an argument of a call with x), its
+    `_validate_sos` `== 1` and `lfilter_zi`'s `!= 1.0` were refused (mosqito's third-octave bank)."""
+    from scipy.signal import decimate
+    t = np.arange(240) / 48000.0
+    tone = np.sin(2 * np.pi * 1000.0 * t)
+
+    def f(a):
+        return float(np.sum(decimate(a * tone + 0.1 * a * a, 3) ** 2))
+    expected = fd.derivative(f, 0.5)
+    assert gradient(f, 0.5)[0] == pytest.approx(expected, rel=1e-6)
+    import contexts
+    assert contexts.derivative(f, 0.5) == pytest.approx(expected, rel=1e-6)

@@ -110,3 +110,21 @@ def test_a_derived_text_is_a_str():
     import copy
     import pickle
     assert type(pickle.loads(pickle.dumps(t))) is str and copy.deepcopy(t) == t
+
+
+def test_digits_alone_inside_a_text_are_no_number_text():
+    """A number's text found inside a longer one (`f"{lat} 11.575"`) is one with a point, an exponent, inf or
+    nan; digits alone are in every other text (`"1"` of `"%d" % x` made `scheme == "1-sided"` in scipy's
+    `_numdiff` a differentiated text's comparison, refused: sweep T's enzyme-fit)."""
+    from contexts.lowered import runtime
+    saved = dict(runtime._TEXTS)
+    try:
+        runtime._TEXTS.clear()
+        for t in ("1", "48.1", "2e-05"):
+            runtime._remember(t)
+        assert not runtime._remembered("1-sided", False)
+        assert runtime._remembered("1", False)  # (the text itself, compared whole)
+        assert runtime._remembered("lat 48.1 lon 11.5", False) and runtime._remembered("step 2e-05", False)
+    finally:
+        runtime._TEXTS.clear()
+        runtime._TEXTS.update(saved)
