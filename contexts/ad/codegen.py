@@ -1664,9 +1664,9 @@ class _Gen:
             # (its cotangent after the change, the caller's, cannot reach the closure's adjoint: a list
             # appended to in a function given to map or as a key came back 0)
             raise Unsupported(
-                f"closure {name} that is {kind}, changing in place by a method (`{changed[0]}.append(...)`) "
-                f"the differentiated variable `{changed[0]}` it captures (call it directly by name, or pass "
-                f"`{changed[0]}` to it as an argument)", node)
+                f"closure {name} that is {kind}, changing `{changed[0]}` in place by a method call (as "
+                f"`{changed[0]}.append(...)`), a variable it captures that may hold a differentiated value where "
+                f"it runs (call it directly by name, or pass `{changed[0]}` to it as an argument)", node)
         if not generator and (changed := sorted(items & self.active)):
             self.array_cells.append((id(stmt), changed))  # (an array's item store: refused when made)
         if late:
