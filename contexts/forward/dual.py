@@ -1597,9 +1597,10 @@ def _ordered(d: Dual, other, result, op: str):
         watch_order(w, d, other, op, _past_operators(sys._getframe(2)))
     nan_rate_compared(d.tangent, other.tangent if type(other) is Dual and other.tag is d.tag else None, op)
     if type(other) is Dual and other.tag is d.tag:
-        rate = _rate(d.tangent, other.tangent)
+        ta, tb = _chunks_aligned(d, other)
+        rate = _rate(ta, tb)
         if _equal_at(d.primal, other.primal, op) is not None and (apart := apart_rate(
-                d.tangent, other.tangent)) is not _NO_RATE and tie_moving(d.primal, other.primal, op, apart):
+                ta, tb)) is not _NO_RATE and tie_moving(d.primal, other.primal, op, apart):
             # (tied where the two part: a kink, refused as a dual against a constant is, by their difference's rate)
             return _equality_checked(Dual(d.primal, rate, d.tag), other.primal, result, op, frame=3)
         if near_at(d.primal, other.primal, rate) is not None:
@@ -1673,6 +1674,17 @@ def _closing(a, b, op: str, rate, d=None) -> None:
             rounding_residue(caller, False, rate)
         if d is not None and (leaves := exit_lines(caller.f_code, caller.f_globals).get(caller.f_lineno)) is not None:
             converged(d, b, op, rate, leaves, caller)  # (each visit: its first is told apart)
+
+
+def _chunks_aligned(d: Dual, other: Dual):
+    """The tangents of two duals of one tag, each `pad`ded to the other's value axes (`jacfwd`'s k directions: a
+    number's tangent (k,), an array's (k, n)). numpy aligns trailing axes: the two did not subtract, and a
+    number's tie with an array went unchecked (one side's slope, the peak widths' stand-ins at a plateau), or,
+    k equal to n, subtracted direction against element."""
+    if d.tag.chunk is None or not isinstance(d.tangent, np.ndarray) or not isinstance(other.tangent, np.ndarray):
+        return d.tangent, other.tangent
+    most = max(ndim(d.primal), ndim(other.primal))
+    return pad(d.tangent, d.primal, most, d.tag), pad(other.tangent, other.primal, most, d.tag)
 
 
 def _rate(ta, tb):
