@@ -39,7 +39,7 @@ def _base(x, peak, top, stop, step):
     return lowest, base
 
 
-def peak_prominences(x, peaks, wlen, /):
+def peak_prominences(x, peaks, wlen):
     """`_peak_finding_utils._peak_prominences`: (the prominences, left bases, right bases) of the peaks, each
     searched in the window of wlen samples about the peak (the whole signal where wlen < 2)."""
     n = np.shape(x)[0]
@@ -72,7 +72,7 @@ def _crossing(x, peak, height, stop, step):
     return place
 
 
-def peak_widths(x, peaks, rel_height, prominences, left_bases, right_bases, /):
+def peak_widths(x, peaks, rel_height, prominences, left_bases, right_bases):
     """`_peak_finding_utils._peak_widths`: (the widths, the heights they were measured at, the left and right
     crossings) of the peaks at rel_height of their prominences, between their bases."""
     if rel_height < 0:
