@@ -2,14 +2,14 @@
 `peak_widths`). Without these a width or prominence of a differentiated signal was refused as a C function.
 
 `_local_maxima_1d` (the peaks and their plateaus' edges) and `_select_by_peak_distance` (a mask) give integers
-and flags only: no derivative. `_peak_prominences` and `_peak_widths` are given as the Python code they
-compute (`Rule.stand_in`), loop for loop as scipy's Cython, so the indices they give (bases, crossings) are
-scipy's and the floats are scipy's bit for bit: a prominence is the peak's value less the higher of the two
-minima of its window (`x[peak] - max(x[left_base], x[right_base])`); a width is the distance between the two
-crossings of the line at `x[peak] - rel_height * prominence`, each interpolated linearly between the samples
-around it. Every engine differentiates them as that code. Their comparisons of the data are the engines' own
-to judge: a plateau, two equal minima or a crossing exactly on a sample is refused where the sides' slopes
-part, never one side's derivative.
+and flags only: no derivative. `_peak_prominences` and `_peak_widths` are given as the numpy code they compute
+(`Rule.stand_in`), each of scipy's loops a search of the samples beside the peak, so the indices they give
+(bases, crossings) are scipy's and the floats scipy's bit for bit: a prominence is the peak's value less the
+higher of the two minima of its window (`x[peak] - max(x[left_base], x[right_base])`); a width is the distance
+between the two crossings of the line at `x[peak] - rel_height * prominence`, each interpolated linearly
+between the samples about it. Every engine differentiates them as that code, and judges their comparisons of
+the data as its own: at a plateau, two equal minima or a crossing exactly on a sample the engines give the
+mean of the two sides' slopes (`np.min`'s and `max`'s convention at a tie), or refuse; never one side's.
 
 Checked against scipy's kernels and against central differences in tests/contexts/rules/test_peak_widths.py.
 """
@@ -27,16 +27,22 @@ from ..registry import registry
 __all__ = ["peak_prominences", "peak_widths"]
 
 
+def _first(stops) -> int:
+    """The index of the first True of a bool array; its length where none is."""
+    return int(np.argmax(stops)) if np.any(stops) else len(stops)
+
+
 def _base(x, peak, top, stop, step):
-    """(the lowest of x from peak towards stop (inclusive) before x rises above top, the one nearest the peak
-    where it ties; its index): the loop scipy runs for each base."""
-    lowest, base = top, peak
-    i = peak + step  # (x[peak] <= top holds, and x[peak] < top does not: scipy's first pass does nothing)
-    while (stop <= i if step < 0 else i <= stop) and x[i] <= top:
-        if x[i] < lowest:
-            lowest, base = x[i], i
-        i += step
-    return lowest, base
+    """(the lowest of x from peak towards stop (inclusive) before x rises above top, or top; its index, the one
+    nearest the peak where the lowest ties, or peak): the loop scipy runs for each base."""
+    side = x[peak + 1:stop + 1] if step > 0 else x[stop:peak][::-1]  # (nearest the peak first)
+    side = side[:_first(~(side <= top))]  # (scipy's loop stops at a sample above top, or NaN)
+    if not len(side):
+        return top, peak
+    lowest = np.min(side)
+    if not lowest < top:  # (scipy keeps x[peak] where nothing is lower)
+        return top, peak
+    return lowest, peak + step * (int(np.argmin(side)) + 1)
 
 
 def peak_prominences(x, peaks, wlen):
@@ -63,9 +69,8 @@ def peak_prominences(x, peaks, wlen):
 def _crossing(x, peak, height, stop, step):
     """Where the line at height crosses x between peak and stop, interpolated between the samples about it: the
     loop scipy runs for each side of a width."""
-    i = peak
-    while (stop < i if step < 0 else i < stop) and height < x[i]:
-        i += step
+    side = x[peak:stop:step]  # (from the peak towards stop, stop left out)
+    i = peak + step * _first(~(height < side))  # (the first sample not above height, or stop)
     place = float(i)
     if x[i] < height and x[i - step] != x[i]:
         place -= step * (height - x[i]) / (x[i - step] - x[i])
