@@ -32,11 +32,17 @@ def _first(stops) -> int:
     return int(np.argmax(stops)) if np.any(stops) else len(stops)
 
 
+def _spread(value, side):
+    """value as an array of side's shape: compared so, a tie of an entry with it is judged by every engine (jacfwd
+    left a number's tangents against an array's unchecked: one side's slope at a plateau)."""
+    return np.broadcast_to(value, np.shape(side))
+
+
 def _base(x, peak, top, stop, step):
     """(the lowest of x from peak towards stop (inclusive) before x rises above top, or top; its index, the one
     nearest the peak where the lowest ties, or peak): the loop scipy runs for each base."""
     side = x[peak + 1:stop + 1] if step > 0 else x[stop:peak][::-1]  # (nearest the peak first)
-    side = side[:_first(~(side <= top))]  # (scipy's loop stops at a sample above top, or NaN)
+    side = side[:_first(~(side <= _spread(top, side)))]  # (scipy's loop stops at a sample above top, or NaN)
     if not len(side):
         return top, peak
     lowest = np.min(side)
@@ -70,7 +76,7 @@ def _crossing(x, peak, height, stop, step):
     """Where the line at height crosses x between peak and stop, interpolated between the samples about it: the
     loop scipy runs for each side of a width."""
     side = x[peak:stop:step]  # (from the peak towards stop, stop left out)
-    i = peak + step * _first(~(height < side))  # (the first sample not above height, or stop)
+    i = peak + step * _first(~(_spread(height, side) < side))  # (the first sample not above height, or stop)
     place = float(i)
     if x[i] < height and x[i - step] != x[i]:
         place -= step * (height - x[i]) / (x[i - step] - x[i])
