@@ -42,6 +42,8 @@
   size) as numpy code.
 - `scipy_grid`: the compiled helpers under `RegularGridInterpolator`/`interpn` (`find_indices`,
   `evaluate_linear_2d`, `_ndim_coords_from_arrays`) as numpy code.
+- `scipy_peaks`: scipy.signal's peak kernels (under `find_peaks`, `peak_prominences`, `peak_widths`): the
+  prominences and widths as the Python code they compute, the peaks' indices without a derivative.
 
 Attributes are not calls: `x.T` reaches the rules as `(np.ndarray, 'transpose')` only when called.
 """
@@ -58,7 +60,7 @@ __all__ = ["ufuncs", "reductions", "creation", "conversion", "convolution", "cou
 for _name in ("linalg", "shapes", "indexing", "scipy_special", "scipy_special_more", "scipy_linalg", "scipy_banded", "scipy_splines",
               "scipy_ppoly", "scipy_spatial", "scipy_kdtree", "scipy_integrate", "scipy_ivp", "scipy_signal", "scipy_ndimage", "scipy_sparse",
               "scipy_matrices", "scipy_grid", "scipy_fitpack", "scipy_rotation", "scipy_kde", "scipy_rank", "scipy_minmax",
-              "scipy_special_dist", "scipy_stats_parsers", "matrix", "masked", "scipy_dct"):
+              "scipy_peaks", "scipy_special_dist", "scipy_stats_parsers", "matrix", "masked", "scipy_dct"):
     try:  # written in parallel; scipy is optional
         globals()[_name] = importlib.import_module(f"{__name__}.{_name}")
         __all__.append(_name)
