@@ -12,6 +12,9 @@ Refused, never a number: a root where ∂f/∂x is zero or not finite (not a sim
 a cotangent for `full_output`'s RootResults. Forward mode refuses these functions by name (their C
 kernels have no forward rule), and so does forward over reverse (`hessian`).
 
+fsolve (and scipy.optimize.root, `scipy_root`) solve a system F(x, θ) = 0: their shared core is
+`implicit_dual` (forward mode) and `implicit_cotangents` (reverse mode), J ẋ = −F_θ θ̇ at the solution.
+
 Rules sit below the modes: reverse mode hands `root_adjoint` its `pullback_full` and registers the result
 (`contexts.ad.callbacks`).
 """
