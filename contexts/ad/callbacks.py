@@ -33,6 +33,9 @@ if _optimize is not None:
         registry.get(_fn).impl = _optimize.root_plain(_fn)
     registry.adjoint(_optimize.optimize.fsolve)(_optimize.fsolve_adjoint(pullback_full))
     registry.get(_optimize.optimize.fsolve).impl = _optimize.root_plain(_optimize.optimize.fsolve)
+    from ..rules.numpy import scipy_root as _root
+    registry.adjoint(_root.optimize.root)(_root.optimize_root_adjoint(pullback_full))
+    registry.get(_root.optimize.root).impl = registry.get(_root.optimize.root).duals  # (duals in F: hessian's)
     for _fn, _name in _optimize.SEARCHES.items():
         registry.adjoint(_fn)(_optimize.search_adjoint(_name))
     for _fn, _name in _optimize.ITERATIONS.items():
@@ -53,7 +56,8 @@ registry.get(_implicit.root_of).impl = registry.get(_implicit.root_of).duals  # 
 CALLBACK_ADJOINTS.update(
     registry.get(_fn).adjoint for _fn in (
         *((_forward._integrate.quad, _forward._integrate.quad_vec) if _forward._integrate is not None else ()),
-        *((*_optimize.ROOT_FINDERS, _optimize.optimize.fsolve, _odeint.integrate.odeint, *_optimize.SEARCHES, *_optimize.ITERATIONS,
+        *((*_optimize.ROOT_FINDERS, _optimize.optimize.fsolve, _root.optimize.root, _odeint.integrate.odeint,
+           *_optimize.SEARCHES, *_optimize.ITERATIONS,
            *_elementwise.SOLVERS)
           if _optimize is not None else ()))
     if registry.get(_fn) is not None and registry.get(_fn).adjoint is not None)

@@ -158,6 +158,8 @@ if _optimize is not None:
     for _fn in _optimize.ROOT_FINDERS:
         registry.duals(_fn)(_optimize.root_duals(_FW, _fn))
     registry.duals(_optimize.optimize.fsolve)(_optimize.fsolve_duals(_FW))
+    from ..rules.numpy import scipy_root as _root
+    registry.duals(_root.optimize.root)(_root.optimize_root_duals(_FW))
     for _fn, _name in _optimize.SEARCHES.items():
         registry.duals(_fn)(_optimize.search_duals(_FW, _fn, _name))
     for _fn, _name in _optimize.ITERATIONS.items():

@@ -12,6 +12,9 @@ Refused, never a number: a root where ∂f/∂x is zero or not finite (not a sim
 a cotangent for `full_output`'s RootResults. Forward mode refuses these functions by name (their C
 kernels have no forward rule), and so does forward over reverse (`hessian`).
 
+fsolve (and scipy.optimize.root, `scipy_root`) solve a system F(x, θ) = 0: their shared core is
+`implicit_dual` (forward mode) and `implicit_cotangents` (reverse mode), J ẋ = −F_θ θ̇ at the solution.
+
 Rules sit below the modes: reverse mode hands `root_adjoint` its `pullback_full` and registers the result
 (`contexts.ad.callbacks`).
 """
@@ -27,7 +30,7 @@ from ..cotangents import Refused
 from ..registry import NoClosedForm, NoDerivative, NoRuleError
 
 __all__ = ["ROOT_FINDERS", "SEARCHES", "ITERATIONS", "iteration_refused", "root_adjoint", "root_plain", "root_duals", "fsolve_duals",
-           "fsolve_adjoint",
+           "fsolve_adjoint", "implicit_dual", "implicit_cotangents",
            "search_adjoint", "search_duals", "any_cotangent"]
 
 ROOT_FINDERS = (optimize.brentq, optimize.brenth, optimize.ridder, optimize.bisect, optimize.toms748)
@@ -289,6 +292,102 @@ def root_duals(fw, fn):
     return roots
 
 
+# -- the implicit function theorem for a system F(x, θ) = 0: fsolve's and root's shared core ----------------
+
+def _twice(name) -> NoDerivative:
+    return NoDerivative(f"{name} on duals of more than one derivative call (a second derivative through a root "
+                        "finder)", fix="differentiate once, or give the solve a custom adjoint "
+                                        "(`@contexts.custom_adjoint`)")
+
+
+def _isolated(name, J):
+    """J (∂F/∂x at the solution, square) when it is finite and well conditioned; else refused."""
+    if not np.all(np.isfinite(J)) or np.linalg.cond(J) > 1e14:
+        raise NoDerivative(f"{name}'s solution has no derivative: F's Jacobian there is singular",
+                           fix="differentiate where the solution is isolated")
+    return J
+
+
+def _square(name, J, size):
+    if J.shape != (size, size):
+        raise NoDerivative(f"{name}: F's Jacobian at the solution is {J.shape}, not square ({size} unknowns)",
+                           fix="give F as many outputs as unknowns")
+    return J
+
+
+def _at_root(name, J, value, x, why=None):
+    """x is a root of F (F(x) = `value`, ∂F/∂x = J): its Newton step J⁻¹F(x) within 1e-6 of x's size (at least
+    1); else refused, `why` (the solver's own word, when it reports no success) in the message."""
+    step = np.max(np.abs(np.linalg.solve(J, np.asarray(value, dtype=float).reshape(-1))), initial=0.0)
+    if not step <= 1e-6 * max(1.0, np.max(np.abs(x), initial=0.0)):
+        said = f" (the solver reports no success: {' '.join(str(why).split())})" if why else ""
+        raise NoDerivative(f"{name}'s x is not a root of F{said}: F there is up to "
+                           f"{np.max(np.abs(value), initial=0.0):.3g}, a Newton step of {step:.3g} from a root, so "
+                           "the implicit function's derivative does not hold at it",
+                           fix="tighten the solve (tol=..., more iterations, another method or x0) until res.success "
+                               "and F(res.x) ≈ 0, or keep F's inputs constant")
+
+
+def implicit_dual(fw, name, g, root, why=False):
+    """(x*'s dual, F(x*, θ) on duals) by the implicit function theorem, on forward mode's helpers `fw`: g(x) is
+    F(x, θ) with θ perturbed, x* (`root`, plain) a solution; ẋ solves J ẋ = −F_θ·θ̇, J = ∂F/∂x at x* (forward
+    mode on g, all directions at once), F_θ·θ̇ the tangent of g(x*). None where g(x*) is not perturbed (nor is
+    x*). Refused: a singular or non-square J, a second derivative; with `why` (not False: the solver's
+    message where it reports no success, else None) an x* that is not a root of F."""
+    y = g(root)
+    if not fw.is_dual(y):
+        if fw.dual_free(y):
+            return None
+        raise NoDerivative(f"{name}: F returned perturbed values numpy keeps as objects",
+                           fix="return a float array (or a list of numbers) from F")
+    if not _one_level(y, fw):
+        raise _twice(name)
+    size = np.size(root)
+    J = _square(name, np.atleast_2d(np.asarray(fw.slope_at(g, root), dtype=float)), size)
+    _isolated(name, J)
+    if why is not False:
+        _at_root(name, J, fw.primal(y), root, why)
+    dF = np.asarray(y.tangent, dtype=float)  # (n,) or, with k directions, (k, n)
+    dx = -np.linalg.solve(J, dF.reshape(-1, size).T).T
+    # (the root's shape after the directions' axes: F may return a number for one unknown, `eps - g(x[0])`,
+    # whose tangent then had no axis for the root's, and `fsolve(...)[0]` indexed a number)
+    dx = dx.reshape(dF.shape[:dF.ndim - np.ndim(fw.primal(y))] + np.shape(root))
+    return type(y)(root, dx, y.tag), y
+
+
+def implicit_cotangents(pullback_full, name, F, func, root, args, dy, why=False) -> tuple:
+    """(func's cotangent, args' cotangents) for x̄ = dy at the solution x* (`root`) of F(func, x, *args) = 0,
+    on reverse mode's `pullback_full`: θ̄ = −(∂F/∂θ)ᵀλ with Jᵀλ = x̄, J = ∂F/∂x at x* (its rows by one pullback
+    each), the first by the pullback of F at x* with cotangent −λ. Refused: a singular or non-square J, a
+    second derivative (duals in θ), and with `why` (as `implicit_dual`'s) an x* that is not a root of F."""
+    try:  # (x* or x̄ on duals, forward over reverse: a TypeError, refused as a second derivative)
+        x = np.asarray(root, dtype=float)
+        bar = np.asarray(dy, dtype=float).reshape(-1)
+        rows = []
+        for i in range(x.size):
+            value, back = pullback_full(F, func, x, *args)
+            if np.size(value) != x.size:
+                raise NoDerivative(f"{name}: F has {np.size(value)} values at the solution, not {x.size} (one per "
+                                   "unknown)", fix="give F as many outputs as unknowns")
+            seed = np.zeros(np.shape(value))
+            seed.flat[i] = 1.0
+            _, (_, dx, *_) = back(seed)
+            rows.append(np.zeros(x.size) if dx is None else np.asarray(dx, dtype=float).reshape(-1))
+        J = np.array(rows).reshape(x.size, x.size)
+        value = np.asarray(value, dtype=float)
+    except (TypeError, ValueError) as e:
+        if isinstance(e, NoDerivative):
+            raise
+        raise _twice(name) from e
+    _isolated(name, J)
+    if why is not False:
+        _at_root(name, J, value, x, why)
+    lam = np.linalg.solve(J.T, bar)
+    value, back = pullback_full(F, func, x, *args)
+    _, (dfunc, _, *dargs) = back(-lam.reshape(np.shape(value)))
+    return dfunc, tuple(dargs)
+
+
 _FSOLVE_INFO = NoClosedForm("scipy.optimize.fsolve", "full_output's infodict (fvec, fjac, r, qtf: the solver's last "
                             "state)", fix="differentiate the solution only (fsolve's first output)")
 
@@ -315,30 +414,10 @@ def fsolve_duals(fw, fn=optimize.fsolve):
             plain["fprime"] = lambda x: fw.primal(fw.run_inside(fprime, (x, *args), {}))
         result = fn(lambda x: np.asarray(fw.primal(g(x))), **plain)
         root = result[0] if opts["full_output"] else result
-        y = g(root)
-        if not fw.is_dual(y):
-            if fw.dual_free(y):
-                return result
-            raise NoDerivative("scipy.optimize.fsolve: F returned perturbed values numpy keeps as objects",
-                               fix="return a float array (or a list of numbers) from F")
-        if not _one_level(y, fw):
-            raise _second_order(fn)
-        J = np.atleast_2d(np.asarray(fw.slope_at(g, root), dtype=float))
-        if J.shape != (root.size, root.size):
-            raise NoDerivative(f"scipy.optimize.fsolve: F's Jacobian at the solution is {J.shape}, not square "
-                               f"({root.size} unknowns)", fix="give F as many outputs as unknowns")
-        dF = np.asarray(y.tangent, dtype=float)  # (n,) or, with k directions, (k, n)
-        try:
-            if np.linalg.cond(J) > 1e14:
-                raise np.linalg.LinAlgError("ill-conditioned")
-            dx = -np.linalg.solve(J, dF.reshape(-1, root.size).T).T
-            # (the root's shape after the directions' axes: F may return a number for one unknown, `eps - g(x[0])`,
-            # whose tangent then had no axis for the root's, and `fsolve(...)[0]` indexed a number)
-            dx = dx.reshape(dF.shape[:dF.ndim - np.ndim(fw.primal(y))] + np.shape(root))
-        except np.linalg.LinAlgError:
-            raise NoDerivative("scipy.optimize.fsolve's solution has no derivative: F's Jacobian there is "
-                               "singular", fix="differentiate where the solution is isolated") from None
-        x = type(y)(root, dx, y.tag)
+        solved = implicit_dual(fw, "scipy.optimize.fsolve", g, root)
+        if solved is None:
+            return result
+        x, y = solved
         if opts["full_output"]:
             info = {k: (type(y)(v, Refused(_FSOLVE_INFO), y.tag) if k != "nfev" and np.asarray(v).dtype.kind in "fc"
                         else v) for k, v in result[1].items()}
@@ -363,31 +442,8 @@ def fsolve_adjoint(pullback_full, fn=optimize.fsolve):
         root, dy = _solution(opts, out, dout, _FSOLVE_INFO.error)
         cot = dict.fromkeys(names)
         if any_cotangent(dy):
-            try:
-                x = np.asarray(root, dtype=float)
-                bar = np.asarray(dy, dtype=float).reshape(-1)
-                rows = []
-                for i in range(x.size):
-                    value, back = pullback_full(as_array, func, x, *args)
-                    if np.size(value) != x.size:
-                        raise NoDerivative(f"scipy.optimize.fsolve: F has {np.size(value)} values at the solution, "
-                                           f"not {x.size} (one per unknown)", fix="give F as many outputs as unknowns")
-                    seed = np.zeros(np.shape(value))
-                    seed.flat[i] = 1.0
-                    _, (_, dx, *_) = back(seed)
-                    rows.append(np.zeros(x.size) if dx is None else np.asarray(dx, dtype=float).reshape(-1))
-                J = np.array(rows)
-            except (TypeError, ValueError) as e:
-                if isinstance(e, NoDerivative):
-                    raise
-                raise _second_order(fn) from e
-            if not np.all(np.isfinite(J)) or np.linalg.cond(J) > 1e14:
-                raise NoDerivative("scipy.optimize.fsolve's solution has no derivative: F's Jacobian there is "
-                                   "singular", fix="differentiate where the solution is isolated")
-            lam = np.linalg.solve(J.T, bar)
-            value, back = pullback_full(as_array, func, x, *args)
-            _, (dfunc, _, *dargs) = back(-lam.reshape(np.shape(value)))
-            cot["func"] = dfunc
+            cot["func"], dargs = implicit_cotangents(pullback_full, "scipy.optimize.fsolve", as_array, func, root,
+                                                     args, dy)
             if any(d is not None for d in dargs):
                 cot["args"] = tuple(dargs) if packed else dargs[0]
         return _by_position(names, cot, pos, kw)
