@@ -1770,7 +1770,9 @@ class _Gen:
         # the cotangents of module lists and dicts read here, left when the records are done: into their boxes,
         # where the adjoints of changes made to them elsewhere find them (`get()` returning a module list a
         # callee appended a differentiated value to, then `sum(get())`: dropped here, 0 for its part)
-        left = [assign(d(m), call("__od_state_box__", "_od_S", m, d(m)))
+        # (read by name from the module's globals: a name the records restore is a local of the adjoint, unbound
+        # where no record did, scipy_sparse's `_DOK_OWN`)
+        left = [assign(d(m), call("__od_state_box__", "_od_S", const(m), d(m), call("globals")))
                 for m in sorted(self.module_containers) if m in self.dvars]
         fn = ast.FunctionDef(name=name, args=args, body=init + [records, *left, ast.Return(value=cotangents)],
                              decorator_list=[], returns=None, type_comment=None)

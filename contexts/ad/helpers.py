@@ -3627,10 +3627,10 @@ def inert_read(v, attr: str) -> None:
                 "(`@contexts.custom_adjoint`)")
 
 
-def state_box(S, v, d):
-    """A module list's or dict's cotangent left at the end of an adjoint: moved into its box (`codegen`'s
-    `module_containers`)."""
-    if d is None or type(v) not in (list, dict):
+def state_box(S, name: str, d, scope: dict):
+    """A module list's or dict's cotangent left at the end of an adjoint (`codegen`'s `module_containers`): moved
+    into the box of the object the module's global `name` holds."""
+    if d is None or type(v := scope.get(name)) not in (list, dict):
         return d
     S.box(v, d)
     return None
