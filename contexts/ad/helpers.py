@@ -24,7 +24,7 @@ import overdub
 from ..forward.dual import Dual as _Dual, as_python_number, numpy_scalar_dual, primal
 from ..forward.holds import dual_free
 from ..rules import generic, leaves
-from ..rules.containers import (class_subscript_refused, constant_member as _constant_member, own_mapping_refused,
+from ..rules.containers import (class_subscript_refused, identity_methods as _identity_methods, constant_member as _constant_member, own_mapping_refused,
                                 refuse_differentiated_key, subscripts_a_class)
 from ..rules.generic import dropped_nan_zero
 from ..rules.operator import scaled_duration
@@ -3563,39 +3563,6 @@ def _by_identity(key) -> bool:
         and not isinstance(key, (numbers.Number, np.ndarray, list, dict, tuple, set))
 
 
-def _identity_methods(cls) -> bool:
-    """cls hashes and compares its objects by identity: object's own `__eq__` and `__hash__`, or methods of its
-    own saying only that (`return self is other`, `return object.__hash__(self)`, `return id(self)`: elote's
-    competitors, dict keys whose ratings are differentiated)."""
-    found = _IDENTITY.get(cls)
-    if found is None:
-        found = _IDENTITY[cls] = (cls.__eq__ is object.__eq__ or _says_identity(cls.__eq__, "eq")) and (
-            cls.__hash__ is object.__hash__ or _says_identity(cls.__hash__, "hash"))
-    return found
-
-
-_IDENTITY = weakref.WeakKeyDictionary()
-
-
-def _says_identity(fn, kind: str) -> bool:
-    """fn's whole body (a docstring aside) is `return self is other` (kind "eq"), or `return object.__hash__(self)`,
-    `id(self)` or `hash(id(self))` (kind "hash")."""
-    import ast
-    tree = function_tree(fn)
-    if tree is None or not tree.args.args:
-        return False
-    body = [s for s in tree.body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]
-    if len(body) != 1 or not isinstance(body[0], ast.Return) or body[0].value is None:
-        return False
-    v, names = body[0].value, [a.arg for a in tree.args.args]
-    if kind == "eq":
-        return len(names) == 2 and isinstance(v, ast.Compare) and len(v.ops) == 1 and isinstance(v.ops[0], ast.Is) \
-            and {ast.unparse(v.left), ast.unparse(v.comparators[0])} == set(names)
-    text = ast.unparse(v).replace(" ", "")
-    me = names[0]
-    return text in (f"object.__hash__({me})", f"id({me})", f"hash(id({me}))")
-
-
 def _key_parts(key, parts):
     """The items of tuple key at positions `parts` (those the analysis could not prove constant: codegen's
     `key_check`), or key itself."""
@@ -3651,7 +3618,7 @@ def key_lookup(obj, key, parts=None):
     """Before `d[k]`, `d.get(k)`, `d.pop(k)`, `d.setdefault(k)` with k differentiated: a hit is refused
     (`containers.refuse_differentiated_key`: the entry's value was not computed from this key). `parts`: the
     positions of a tuple key's items that may carry a derivative (`key_guard`)."""
-    differs = runtime._may_differ(_key_parts(key, parts), 0)
+    differs = runtime._may_differ(_key_parts(key, parts), 0) and not _by_identity(key)  # (an object by its identity)
     if differs and subscripts_a_class(obj):
         raise class_subscript_refused(obj)
     if isinstance(obj, (dict, types.MappingProxyType)) and (differs or remembered_text((key,))):

@@ -25,7 +25,7 @@ from overdub.errors import OverdubError
 
 from .cotangents import Refused, Tangent, acc, fields_of, has_fields, merge_into, own_dict
 from .leaves import Labels, carries_none
-from .registry import NoRuleError, registry
+from .registry import NoRuleError, function_tree, registry
 from .ties import TiedApart, note_tie, parting_items
 
 __all__ = ["own_mapping_refused", "mutating", "SHARED_SAFELY", "DifferentiatedKey", "refuse_differentiated_key",
@@ -866,12 +866,46 @@ def constant_member(m) -> bool:
 
 
 def _by_identity(m) -> bool:
-    """An object a set holds by its identity (its class's hash and equality are object's): whatever it holds
-    keeps its cotangents in its own box, which every read of it finds, through the set or not (chemthermo's
-    `{getattr(c, 'branch_state', None) for c in candidates}`: refused before)."""
+    """An object a set holds by its identity (its class's hash and equality are object's, or methods of its own
+    saying only that: `identity_methods`): whatever it holds keeps its cotangents in its own box, which every
+    read of it finds, through the set or not (chemthermo's `{getattr(c, 'branch_state', None) for c in
+    candidates}`; elote's Bradley-Terry competitors: refused before)."""
     t = type(m)
-    return (t.__hash__ is object.__hash__ and t.__eq__ is object.__eq__ and has_fields(m)
+    return (identity_methods(t) and has_fields(m)
             and not isinstance(m, (numbers.Number, np.ndarray, np.generic)))
+
+
+def identity_methods(cls) -> bool:
+    """cls hashes and compares its objects by identity: object's own `__eq__` and `__hash__`, or methods of its
+    own saying only that (`return self is other`, `return object.__hash__(self)`, `return id(self)`: elote's
+    competitors, dict keys whose ratings are differentiated)."""
+    found = _IDENTITY.get(cls)
+    if found is None:
+        found = _IDENTITY[cls] = (cls.__eq__ is object.__eq__ or _says_identity(cls.__eq__, "eq")) and (
+            cls.__hash__ is object.__hash__ or _says_identity(cls.__hash__, "hash"))
+    return found
+
+
+_IDENTITY = weakref.WeakKeyDictionary()
+
+
+def _says_identity(fn, kind: str) -> bool:
+    """fn's whole body (a docstring aside) is `return self is other` (kind "eq"), or `return object.__hash__(self)`,
+    `id(self)` or `hash(id(self))` (kind "hash")."""
+    import ast
+    tree = function_tree(fn)
+    if tree is None or not tree.args.args:
+        return False
+    body = [s for s in tree.body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]
+    if len(body) != 1 or not isinstance(body[0], ast.Return) or body[0].value is None:
+        return False
+    v, names = body[0].value, [a.arg for a in tree.args.args]
+    if kind == "eq":
+        return len(names) == 2 and isinstance(v, ast.Compare) and len(v.ops) == 1 and isinstance(v.ops[0], ast.Is) \
+            and {ast.unparse(v.left), ast.unparse(v.comparators[0])} == set(names)
+    text = ast.unparse(v).replace(" ", "")
+    me = names[0]
+    return text in (f"object.__hash__({me})", f"id({me})", f"hash(id({me}))")
 
 
 def set_add_inplace(self, m):

@@ -109,9 +109,10 @@ def test_an_object_keyed_by_identity():
     def f(r):
         a, b = Player(r), Player(2.0 * r)
         a.beat(b)
-        return a.rating * sum(a.opponents.values())
+        a.beat(b)  # (the entry found by the object: a hit)
+        return a.rating * sum(a.opponents.values()) + a.opponents[b]
     assert gradient(f, 1.5)[0] == pytest.approx(fd.derivative(f, 1.5), rel=1e-8)
-    assert gradient(f, 1.5)[0] == pytest.approx(1.2, rel=1e-12)
+    assert gradient(f, 1.5)[0] == pytest.approx(2 * (1.0 + 0.4), rel=1e-12)
 
 
 @pytest.mark.one_mode
@@ -121,3 +122,15 @@ def test_an_object_keyed_by_its_value_stays_refused():
         return next(iter(table)).rating * 2.0 + r
     with pytest.raises(OverdubError):
         gradient(f, 1.5)
+
+
+@pytest.mark.one_mode
+def test_a_set_of_objects_compared_by_identity():
+    """elote's Bradley-Terry: the competitors met, a set of objects hashed by identity in methods of their own."""
+    def f(r):
+        a, b, c = Player(r), Player(2.0 * r), Player(3.0)
+        seen = {a}
+        seen.add(b)
+        seen.add(c)
+        return sum(p.rating for p in seen) * r
+    assert gradient(f, 1.5)[0] == pytest.approx(fd.derivative(f, 1.5), rel=1e-8)
