@@ -2366,7 +2366,7 @@ def _jumps(body: list) -> bool:
 
 
 def _entering(fdef: ast.FunctionDef, active: set[str], initial: set[str], entry: set[str], readers: set,
-              quiet: set) -> dict:
+              quiet: set, referenced: set = frozenset()) -> dict:
     """id of each call in fdef -> the variables that may carry a derivative as it begins, where that is fewer than
     the analysis's (`active`), blind to order, which counts a variable active from its making on when a later
     call with active inputs may store into it (`f(p, moments=[0, i, 2 * i])`: the list; `sosfiltfilt(sos, x)`:
@@ -2382,14 +2382,18 @@ def _entering(fdef: ast.FunctionDef, active: set[str], initial: set[str], entry:
     the analysis says. Branches join; loops run to a fixed point."""
     own = local_names(fdef)
     declared = {name for n in all_nodes(fdef) if isinstance(n, (ast.Global, ast.Nonlocal)) for name in n.names}
-    tracked = (own | entry) - declared
+    # (not the arrays the analysis made active for their in-place changes to be recorded, `referenced`: an active
+    # operation read them and a call changes them after, `x * c` then `reset(c)`; entering that call constant, the
+    # change was not undone in the reverse pass, and x * c's adjoint read the zeros, 0 for 2)
+    tracked = (own | entry) - declared - set(referenced)
     walk = _Entering(active, tracked, readers, quiet, entry)
     if any(isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)) and n is not fdef
            for n in all_nodes(fdef)):
         return {}  # (a closure made here may run anywhere, reading what it captured)
     walk.run(fdef.body, frozenset(n for n in initial if n in tracked) | frozenset(
         n for n in active if n not in tracked))
-    return {k: v for k, v in walk.out.items() if not v >= walk.every}
+    untracked = frozenset(n for n in active if n not in tracked)  # (as the analysis says, wherever the call is)
+    return {k: v | untracked for k, v in walk.out.items() if not v | untracked >= walk.every}
 
 
 def _display_temps(fdef, single_use: set[str], fresh: set[int] = frozenset()) -> dict[str, list]:
@@ -2561,8 +2565,9 @@ def generate(lowered: ast.FunctionDef, active_params: set[str], cells: list[str]
     steering: set = set()
     constant_stores: set = set()
     readers: set = set()  # (`_entering`: functions that may return what was stored into module state)
+    referenced: set = set()  # (`_entering`: arrays active for their in-place changes to be recorded)
     active = active_names(lowered, set(active_params) | set(cells), globals_, freevars, held, steering,
-                          constant_stores, readers)
+                          constant_stores, readers, referenced)
     if quiet := quiet - held - drawn.keys():
         # parameters entering constant, made active (or the values computed from them) as arguments of a call
         # with active inputs, which may store those into them: a number cannot be changed in place, so where
@@ -2571,7 +2576,7 @@ def generate(lowered: ast.FunctionDef, active_params: set[str], cells: list[str]
         # active; the caller checks (`Generated.numbers`), and a call binding anything else takes the general twin.
         steering_q, stores_q = set(), set()
         fewer = active_names(lowered, set(active_params) | set(cells), globals_, freevars, held | quiet, steering_q,
-                             stores_q, readers)
+                             stores_q, readers, referenced)
         if len(fewer) < len(active):
             # (only the parameters that made the difference, so that calls binding others to arrays keep this
             # twin: those in it, or read by a store to one of it; the analysis again, on exactly those)
@@ -2579,7 +2584,7 @@ def generate(lowered: ast.FunctionDef, active_params: set[str], cells: list[str]
             if needed != quiet:
                 steering_q, stores_q = set(), set()
                 fewer = active_names(lowered, set(active_params) | set(cells), globals_, freevars, held | needed,
-                                     steering_q, stores_q, readers)
+                                     steering_q, stores_q, readers, referenced)
             if len(fewer) < len(active):
                 active, steering, constant_stores = fewer, steering_q, stores_q
                 held, assumed = held | needed, assumed | needed
@@ -2593,7 +2598,7 @@ def generate(lowered: ast.FunctionDef, active_params: set[str], cells: list[str]
         targets = frozenset().union(*drawn.values())
         steering_q, stores_q = set(), set()
         fewer = active_names(lowered, set(active_params) | set(cells), globals_, freevars, held | targets,
-                             steering_q, stores_q, readers)
+                             steering_q, stores_q, readers, referenced)
         if len(fewer) < len(active):
             active, steering, constant_stores = fewer, steering_q, stores_q
             held, sequences = held | targets, frozenset(drawn)
@@ -2609,7 +2614,7 @@ def generate(lowered: ast.FunctionDef, active_params: set[str], cells: list[str]
     gen.steering = frozenset(steering)
     gen.sequences = sequences
     gen.entering = _entering(lowered, active, set(active_params) | set(cells), set(params) | set(freevars), readers,
-                             _quiet_calls(lowered, globals_, freevars))
+                             _quiet_calls(lowered, globals_, freevars), referenced)
     gen.constant_stores = frozenset(constant_stores)
     # the module's arrays among the active variables: a callee may change one in place without being handed
     # it (`BUF[:] += v` in a helper): each call's check of what it changed looks at them (`call_views`)

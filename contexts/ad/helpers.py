@@ -3585,8 +3585,9 @@ def key_guard(obj, key, parts=None):
 
 def inert_read(v, attr: str) -> None:
     """`t = x.dtype` of a differentiated x, taken for a constant (`activity.INERT_ATTRIBUTES`): refused where
-    what was read may carry a derivative (an object's own attribute of that name holding a number)."""
-    if runtime._may_differ(v, 0):
+    what was read may carry a derivative (an object's own attribute of that name holding a number or an array;
+    a dtype of any library's, pandas' `StringDtype`, holds none)."""
+    if isinstance(v, (numbers.Number, np.ndarray, np.generic, list, tuple)) and runtime._may_differ(v, 0):
         raise runtime.UnsupportedFunction(
             f"reverse mode takes `.{attr}` for a description of a value, not a value, and this one holds a "
             f"{type(v).__name__}", where=runtime._user_line(),

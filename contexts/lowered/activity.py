@@ -1343,8 +1343,6 @@ class _Activity:
         if isinstance(v, ast.Attribute):
             if v.attr == "__class__" and "type" in self.nondiff:  # (`obj.__class__`: as `type(obj)`, a class)
                 return False
-            if v.attr in INERT_ATTRIBUTES:  # (an array's dtype; reverse mode checks each such read, `inert_read`)
-                return False
             return self.value_active(v.value)
         if isinstance(v, ast.Subscript):  # (an active index: a class's own __getitem__ may compute with it)
             return self.value_active(v.value) or any(n in a for n in _reads(v.slice))
@@ -1447,9 +1445,11 @@ class _Activity:
                         self.mark_argument(ctx.id)
 
 
-# attributes that describe a value rather than hold one (`x.dtype`): taken for constants of any object, and
-# checked where read in reverse mode (`codegen`'s `inert_checks`). Taken for active, scipy's `decimate` made its
-# filter's coefficients `np.asarray(sos, dtype=x.dtype)` differentiated, and `_validate_sos`' `== 1` refused.
+# attributes that describe a value rather than hold one (`x.dtype`): reverse mode's calls take them for constants
+# as they begin (`codegen._entering`), each read checked (`codegen`'s `inert_checks`). Taken for differentiated,
+# scipy's `decimate` made its filter's coefficients `np.asarray(sos, dtype=x.dtype)` differentiated, and
+# `_validate_sos`' `== 1` refused. (Active they stay to the analysis: a local bound to one is then no module
+# state read as a constant, array_api_strict's `target_dtype = self.dtype`.)
 INERT_ATTRIBUTES = frozenset({"dtype"})
 
 
@@ -1798,7 +1798,8 @@ _PART_READERS = frozenset({"next", "iter", "reversed", "enumerate", "getattr", "
 
 def active_names(fdef: ast.FunctionDef, active_inputs: set[str], globals_: dict,
                  freevars: tuple = (), numbers: frozenset = frozenset(), steering: set | None = None,
-                 constant_stores: set | None = None, readers: set | None = None) -> set[str]:
+                 constant_stores: set | None = None, readers: set | None = None,
+                 referenced: set | None = None) -> set[str]:
     """The active variables of a lowered function, given its active parameters and cells (`freevars`: the
     captured variables, which become active when the function stores active values into them; `numbers`:
     variables known to hold numbers, see `numbers_if`). Variables that only steer control flow
@@ -2018,6 +2019,8 @@ def active_names(fdef: ast.FunctionDef, active_inputs: set[str], globals_: dict,
         # is kept for the adjoint by reference: it would see the new values (0 for 2.0 and 3.0, a derivative
         # sent to the wrong element). Active, its changes are undone in the reverse pass as an active array's.
         marked, handed = mutations.read_then_changed(act, nodes)
+        if referenced is not None:  # (active for their changes to be recorded: `codegen._entering` keeps them so)
+            referenced.update(marked, handed)
         for n in marked:
             act.mark_changed(n)
         for n in handed - act.once_constants:  # (read once, by the call it is handed to: no change after)
