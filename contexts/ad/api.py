@@ -844,12 +844,17 @@ def _gradients_of(f, args, wrt, chosen, y, seed, dargs, pb):
     else:  # (finalize's first two cases, inline: a float's float cotangent, an int's None; a loop, not a
         grads = []  # comprehension, which makes a function per call)
         done = len(dargs) == len(args) and type(seed) is not dict  # (floats and arrays `_finished` only, so far)
+        steering = _steering(pb) if done else ()
+        i = -1
         for g, a in zip(dargs, args):
+            i += 1
             if type(g) is float and type(a) is float:
                 grads.append(g)
                 done = done and g == g
             elif done and type(a) is _NDARRAY and _finished(g, a):
                 grads.append(g)
+            elif g is None and type(a) is int and i in steering:
+                grads.append(0)  # (a counter the twin takes as steering only: `_counted_ints` passes it)
             else:
                 done = False
                 grads.append(0 if g is None and type(a) is int else finalize(g, a))
@@ -879,6 +884,12 @@ def _finished(g, a) -> bool:
     if n and n < 1024 and (ones := _ONES.get(g.shape)) is not None:  # (`_has_nan`'s small case, inline)
         return not _isnan(g.dot(ones))
     return not (n and _has_nan(g))
+
+
+def _steering(pb) -> frozenset | tuple:
+    """The argument positions f's own twin (`pb`'s, no `self`) takes as steering only, which
+    `_counted_ints` passes (`_TwinInfo.steering`)."""
+    return pb[1].steering if pb is not None and pb[0] is _twin_back and not pb[3] else ()
 
 
 def _of_types(args: tuple, types_) -> bool:

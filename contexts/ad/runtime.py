@@ -2528,7 +2528,7 @@ def _construct_back(pb, dy, dself, S):
 class _TwinInfo:
     __slots__ = ("fwd_code", "rev_code", "rev_closure", "rev", "argcount", "varargs", "varkw", "names", "cells",
                  "generated", "helper_closure", "closure_plan", "entry", "numbers", "general", "active",
-                 "fwd_last", "rev_last", "tier", "storing", "nkwonly")
+                 "fwd_last", "rev_last", "tier", "storing", "nkwonly", "steering")
 
 
 # (id(code), call shape...) -> _TwinInfo, an entry removed when its code object dies. An info holds code
@@ -2667,6 +2667,9 @@ def _build(fn, active, keep_generated=False, observed=False, numbers=True, compa
     info.fwd_last = info.rev_last = None
     if info.numbers is not None and any(j >= code.co_argcount for j in info.numbers):
         info.numbers = (_ANY_COUNT,)  # (a keyword-only parameter: calls take the general twin)
+    # the positional parameters taken as steering only (bound to numbers, or not active): an int passed
+    # there gets 0 without `api._counted_ints`'s second run
+    info.steering = frozenset(j for j in range(code.co_argcount) if j in (info.numbers or ()) or gen.params[j] not in active)
     return info
 
 
