@@ -60,7 +60,8 @@ HELPERS = ("__od_endless__", "__od_call__", "__od_hot_float__", "__od_acc__", "_
            "__od_unguard__", "__od_caught__", "__od_key_guard__", "__od_key_lookup__", "__od_dropped_op__", "__od_converted_store__", "__od_plain_values__", "__od_call_viewed__", "__od_kw_tape__", "__od_kw_spread__", "__od_duration__",
            "__od_loop_item_adj__", "__od_loop_box__", "__od_not_swallowed__", "__od_managed__", "__od_watched__", "__od_entered_as__", "__od_stairs__",
            "__od_stairs_fd__", "__od_divisor_jump__", "__od_operator__", "__od_held__", "__od_live__", "__od_more__", "__od_more_keys__", "__od_keys__",
-           "__od_size__", "__od_float__", "__od_int__", "__od_slice__", "__od_reversed__", "__od_getattr_of__", "__od_more_back__", "__od_global_store__", "__od_flat_index__", "__od_global_read__", "__od_state_call__")
+           "__od_size__", "__od_float__", "__od_int__", "__od_slice__", "__od_reversed__", "__od_getattr_of__", "__od_more_back__", "__od_global_store__", "__od_flat_index__", "__od_global_read__", "__od_state_call__",
+           "__od_float_back__", "__od_zero_division__")
 
 _OPNAMES = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "truediv", ast.FloorDiv: "floordiv",
             ast.Mod: "mod", ast.Pow: "pow", ast.MatMult: "matmul", ast.LShift: "lshift", ast.RShift: "rshift",
@@ -1245,6 +1246,7 @@ class _Gen:
         recorded = ast.Call(func=load("__od_call__"), args=[const(mask), func, *(user(a) for a in v.args)],
                             keywords=[ast.keyword(arg=k.arg, value=user(k.value)) for k in v.keywords])
         fwd_call = fetch + at([assign((name, pb), recorded)], s)
+        hot_site = False  # (a math function of one float may pull back by its float partial: `float_pulled`)
         if (not self.observed and not fetch and not v.keywords and len(v.args) == 1
                 and isinstance(v.args[0], (ast.Name, ast.Constant)) and self._builtin_callee(v.func)):
             # `math.sin(x)`: `call`'s case of a math function of a float tried first, without `call`'s other
@@ -1255,6 +1257,18 @@ class _Gen:
             recorded.args[1] = load(fn_var)
             fwd_call = at([assign(fn_var, func), assign(hot, call("__od_hot_float__", fn_var, user(v.args[0]))),
                            if_(is_none(hot), [assign((name, pb), recorded)], [assign((name, pb), hot)])], s)
+            hot_site = True
+        elif (method_obj and not self.observed and not v.keywords and len(v.args) == 1
+              and isinstance(v.args[0], (ast.Name, ast.Constant))):
+            # `xp.sin(x)`, xp a module held in a variable (an array namespace): the same case, tried where
+            # the argument is a float (`runtime.hot_float_call` answers None for a method or a non-math
+            # function, and the twin then hands the call to `call`; an array is not asked)
+            hot = f"_od_hot{pb[len('_od_pb'):]}"
+            ask = if_exp(is_(call("__od_type__", user(v.args[0])), "__od_float__"),
+                         call("__od_hot_float__", func, user(v.args[0])), const(None))
+            fwd_call = fetch + at([assign(hot, ask), if_(is_none(hot), [assign((name, pb), recorded)],
+                                                         [assign((name, pb), hot)])], s)
+            hot_site = True
         if (isinstance(v.func, ast.Attribute) and v.func.attr in _LOOKUPS and v.args
                 and not isinstance(v.args[0], ast.Starred) and self.is_active(v.args[0])):
             # `memo.get(x)`: a dict's hit by a differentiated key is refused (`helpers.key_lookup`)
@@ -1337,7 +1351,8 @@ class _Gen:
             bound_to = if_exp(is_super, attr(method_obj, "__self__"), method_obj)
             # (a module, `xp.exp(x)`'s common case, first: its `__class__.__name__` is a slow lookup)
             bound_to = if_exp(is_(call("__od_type__", method_obj), "__od_module__"), method_obj, bound_to)
-            pre.append(assign("_od_own", is_(call("__od_getattr_of__", fn_var, const("__self__"), const(None)), bound_to)))
+            own_stmt = assign("_od_own", is_(call("__od_getattr_of__", fn_var, const("__self__"), const(None)), bound_to))
+            pre.append(own_stmt)
         pullback = assign("_od_r", call(item(pb, 0), pb, "_od_g", dself, "_od_S"))
         if handed_fwd:
             need.append(f"_od_w{self.npb}")
@@ -1388,7 +1403,11 @@ class _Gen:
             w, targets, dargs, douts = viewed
             run = [if_(is_none(w), run, [assign(targets, call("__od_call_viewed__", w, pb, "_od_g", dself, dargs,
                                                                 douts, "_od_S"))])]
-        adj = self.take(name) + pre + [_given(pb, run + (body or [ast.Pass()]))]
+        if (hot_site and not self.compact and not written and not v.keywords and self.is_active(v.args[0])
+                and pre == ([own_stmt] if method_obj else []) and not (isinstance(v.func, ast.Name) and self.is_active(v.func))):
+            adj = self.take(name) + [_given(pb, self.float_pulled(pb, v.args[0].id, method_obj, viewed, pre + run, body))]
+        else:
+            adj = self.take(name) + pre + [_given(pb, run + (body or [ast.Pass()]))]
         if handed_fwd:
             fwd_call = handed_fwd[:1] + fwd_call + handed_fwd[1:]
         spreads = [a.value for a in v.args if isinstance(a, ast.Starred)]
@@ -1405,6 +1424,31 @@ class _Gen:
             fwd_call = (at([assign(sc, item("__od_changes__", 0))], s) + fwd_call
                         + at([if_(compare(item("__od_changes__", 0), ast.NotEq(), sc), [expr_stmt(check)])], s))
         return cell_flags + view_fwd + fwd_call, need, adj
+
+    def float_pulled(self, pb: str, arg: str, method_obj: str | None, viewed, run: list[ast.stmt],
+                     body: list[ast.stmt]) -> list[ast.stmt]:
+        """The adjoint of a call `f(arg)` whose twin tried `call`'s math-function-of-a-float case
+        (`runtime.hot_float_call`): where its pullback is `_float_back` and the cotangent a nonzero float,
+        that pullback's first case inline, `_od_g` times the float partial, without the call, its tuples and
+        the method's-object test (`_od_own`: `_float_back` gives the object no cotangent, so an object that
+        has none yet is left as it is); the general statements `run` and `body` otherwise. `body` ends with
+        the argument's cotangent `_od_r[1][0]` added: here taken into `_od_c` by either, and added after."""
+        added = self.acc(arg, item(item("_od_r", 1), 0))
+        assert ast.dump(ast.Module(body=added, type_ignores=[])) == ast.dump(
+            ast.Module(body=body[-len(added):], type_ignores=[])), "the argument's cotangent comes last"
+        test = [is_(item(pb, 0), "__od_float_back__"), is_(call("__od_type__", "_od_g"), "__od_float__"),
+                compare("_od_g", ast.NotEq(), const(0.0))]
+        if viewed is not None:
+            test.insert(0, is_none(viewed[0]))
+        if method_obj:
+            test.append(is_none(d(method_obj)))
+        product = binop("_od_g", ast.Mult(), call(item(pb, 1), item(pb, 2), item(pb, 3)))
+        fast = if_(and_(*test), [try_except([assign("_od_c", product)], "__od_zero_division__", [ast.Pass()])])
+        slow = run + body[:-len(added)] + [assign("_od_c", item(item("_od_r", 1), 0))]
+        out = [assign("_od_c", const(None)), fast, if_(is_none("_od_c"), slow)]
+        for node in out:  # (`show_adjoint` prints the general statements: `show._fold`)
+            node._od_float_pulled = node is not out[-1]
+        return out + self.acc(arg, "_od_c")
 
     def handed(self, s, pb: str, v: ast.Call, target: str | None = None) -> tuple[list[ast.stmt], tuple | None]:
         """For a call whose callee may change its array arguments in place: forward statements (the first
