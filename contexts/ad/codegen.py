@@ -2298,10 +2298,18 @@ def _carried_floats(blocks: dict[int, list[ast.stmt]]) -> bool:
                for part in [fused.test, *fused.body] for n in ast.walk(part)):
             continue  # (read there: the take's `= None` stays before)
         cotangents, operands = carried
-        fused.test = and_(or_(compare("_od_ran", ast.Eq(), const(k)), and_(*cotangents)), operands)
+        # the fused case reads the result's cotangent where it is (no `_od_g` copy: a tenth of a loop's
+        # pass), and sets it last, after the others read it; the general case takes it as before
+        sets = [b for b in fused.body if type(b) is ast.Assign and isinstance(b.targets[0], ast.Name)
+                and b.targets[0].id == result]
+        fused.body = [b for b in fused.body if b not in sets] + sets
+        fused.test = _rename(copy.deepcopy(and_(or_(compare("_od_ran", ast.Eq(), const(k)), and_(*cotangents)), operands)),
+                             {"_od_g": result})
+        fused.body = [_rename(copy.deepcopy(b), {"_od_g": result}) for b in fused.body]
         fused.body = fused.body + at([assign("_od_ran", const(k))], fused)
-        fused.orelse = at([assign("_od_ran", const(None))], fused) + [clear] + fused.orelse
+        fused.orelse = [take] + at([assign("_od_ran", const(None))], fused) + [clear] + fused.orelse
         stmts.remove(clear)
+        stmts.remove(take)
         ks.append(k)
     for k, stmts in blocks.items():
         if ks and k not in ks:  # (a block of another kind: no fused case ran last)
