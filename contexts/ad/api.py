@@ -672,6 +672,12 @@ def _reverse_pass(f, pb, seed, args, S):
             dargs = _twin_back_rest(pb, info, dparams, dcells, None, False, S)[1]
     else:
         dargs = pb[0](pb, seed, None, S)[1]
+    return _passed_back(dargs, args, S) if S.boxes or S._redo else dargs
+
+
+def _passed_back(dargs, args, S):
+    """`_reverse_pass`'s last steps: the boxes' cotangents of the arguments, and the arguments as the reverse
+    pass left them."""
     if dargs is not None and S.boxes:
         dargs = _with_boxes(dargs, args, S)
     if S._redo and dargs is not None:
@@ -727,7 +733,19 @@ def _float_gradient(f, args):
             else:
                 S = Session()
                 try:
-                    dargs = _reverse_pass(f, pb, seed, args, S)
+                    if obs is None and (rev := info.rev) is not None:
+                        # (`_reverse_pass`'s first case, inline: f's own adjoint, made by an earlier call)
+                        try:
+                            dparams, dcells = rev(S, tape, seed, None, None, None)
+                        except Exception as e:
+                            _note_transformed(e, f, "reverse mode (its reverse pass)")
+                            raise
+                        dargs = dparams if info.argcount == 1 == len(dparams) and not dcells else (
+                            _twin_back_rest(pb, info, dparams, dcells, None, False, S)[1])
+                        if S.boxes or S._redo:
+                            dargs = _passed_back(dargs, args, S)
+                    else:
+                        dargs = _reverse_pass(f, pb, seed, args, S)
                 finally:
                     if S._redo:
                         S.finish()
@@ -769,6 +787,7 @@ def _value_and_gradient(f, args, wrt=None):
         try:
             try:
                 obs = observer() if _checking.get() is not None or _stack.get() else None  # (the common case)
+                info = None  # (f's twin, where its short key found it)
                 if obs is None:  # f's own gradient (its cells) is not wanted
                     if type(f) is _FunctionType and _rules.get(f) is None and not _runtime._overriding:
                         # (`call`'s first case, inline; and `_twin_call`'s short key, inline: a twin made by
@@ -787,7 +806,8 @@ def _value_and_gradient(f, args, wrt=None):
                             except Exception as e:
                                 _recording_failed(e, short[0], f)
                                 raise
-                            pb = (_twin_back, short[0], tape, 0, len(args), _NOKW, f, None)
+                            info = short[0]
+                            pb = (_twin_back, info, tape, 0, len(args), _NOKW, f, None)
                         else:
                             y, pb = _twin_call(mask if chosen is None else mask | CELLS_CONSTANT, f, (), args, _NOKW)
                     else:
@@ -806,7 +826,19 @@ def _value_and_gradient(f, args, wrt=None):
             else:
                 S = Session()
                 try:
-                    dargs = _reverse_pass(f, pb, seed, args, S)
+                    if info is not None and (rev := info.rev) is not None:
+                        # (`_reverse_pass`'s first case, inline: f's own adjoint, made by an earlier call)
+                        try:
+                            dparams, dcells = rev(S, tape, seed, None, None, None)
+                        except Exception as e:
+                            _note_transformed(e, f, "reverse mode (its reverse pass)")
+                            raise
+                        dargs = dparams if len(args) == info.argcount == len(dparams) and not dcells else (
+                            _twin_back_rest(pb, info, dparams, dcells, None, False, S)[1])
+                        if S.boxes or S._redo:
+                            dargs = _passed_back(dargs, args, S)
+                    else:
+                        dargs = _reverse_pass(f, pb, seed, args, S)
                 finally:
                     if S._redo:  # (the common case: nothing to redo, no call)
                         S.finish()
