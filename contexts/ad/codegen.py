@@ -1786,8 +1786,9 @@ class _Gen:
         names = ("_od_S", "_od_tape", "_od_dret", "_od_dcells", "_od_dself", "_od_dins")
         args = ast.arguments(posonlyargs=[], args=[ast.arg(arg=n) for n in names], vararg=None, kwonlyargs=[],
                              kw_defaults=[], kwarg=None, defaults=[const(None) for _ in range(3)])
+        few = len(hot) <= 3  # (an if-chain reads the record's block id where it is: no `_od_k`, per record)
         records = ast.For(target=store("_od_rec"), iter=call("__od_reversed__", "_od_tape"),
-                          body=[assign("_od_k", item("_od_rec", 0))], orelse=[], type_comment=None)
+                          body=[] if few else [assign("_od_k", item("_od_rec", 0))], orelse=[], type_comment=None)
         cellmap = dict_((const(c) for c in cells), (d(c) for c in cells))
         cotangents = tuple_([tuple_(d(p) for p in self.params), cellmap])
         fn = ast.FunctionDef(name=name, args=args, body=init + [records, ast.Return(value=cotangents)],
@@ -1796,7 +1797,7 @@ class _Gen:
         # each block's adjoint keeps the lines of the statements it mirrors
         if _carried_floats(self.adjoints):  # (no fused case has run before the first record)
             fn.body[-2:-2] = at([assign("_od_ran", const(None))], self.fdef)
-        records.body += _dispatch(hot if len(hot) <= 3 else sorted(self.adjoints), self.adjoints, self.fdef)
+        records.body += _dispatch(hot if few else sorted(self.adjoints), self.adjoints, self.fdef)
         return fn
 
 
@@ -2331,21 +2332,22 @@ def _carried_floats(blocks: dict[int, list[ast.stmt]]) -> bool:
     return bool(ks)
 
 
-def _dispatch(ks: list[int], blocks: dict[int, list[ast.stmt]], like) -> list[ast.stmt]:
+def _dispatch(ks: list[int], blocks: dict[int, list[ast.stmt]], like, top: bool = True) -> list[ast.stmt]:
     """A binary if-tree over block ids, so dispatch costs O(log blocks); each leaf runs its block's adjoint
     (whose statements keep their own lines; the tree takes like's)."""
     if not ks:
         return at([ast.Pass()], like)
-    if len(ks) == 1:
-        return [_branch(compare("_od_k", ast.Eq(), const(ks[0])), blocks[ks[0]], [], like)]
+    if len(ks) == 1:  # (at the top of the tree: the record's id read where it is, `adjoint_function`)
+        return [_branch(compare(item("_od_rec", 0) if top else "_od_k", ast.Eq(), const(ks[0])), blocks[ks[0]], [],
+                        like)]
     if len(ks) <= 3:  # if k1: ... elif k2: ... else: (the last)
         out = list(blocks[ks[-1]])
         for k in reversed(ks[:-1]):
-            out = [_branch(compare("_od_k", ast.Eq(), const(k)), blocks[k], out, like)]
+            out = [_branch(compare(item("_od_rec", 0) if top else "_od_k", ast.Eq(), const(k)), blocks[k], out, like)]
         return out
     mid = len(ks) // 2
-    return [_branch(compare("_od_k", ast.Lt(), const(ks[mid])), _dispatch(ks[:mid], blocks, like),
-                    _dispatch(ks[mid:], blocks, like), like)]
+    return [_branch(compare("_od_k", ast.Lt(), const(ks[mid])), _dispatch(ks[:mid], blocks, like, False),
+                    _dispatch(ks[mid:], blocks, like, False), like)]
 
 
 def _branch(test: ast.expr, body: list[ast.stmt], orelse: list[ast.stmt], like) -> ast.If:
