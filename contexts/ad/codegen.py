@@ -61,7 +61,7 @@ HELPERS = ("__od_endless__", "__od_call__", "__od_hot_float__", "__od_acc__", "_
            "__od_loop_item_adj__", "__od_loop_box__", "__od_not_swallowed__", "__od_managed__", "__od_watched__", "__od_entered_as__", "__od_stairs__",
            "__od_stairs_fd__", "__od_divisor_jump__", "__od_operator__", "__od_held__", "__od_live__", "__od_more__", "__od_more_keys__", "__od_keys__",
            "__od_size__", "__od_float__", "__od_int__", "__od_slice__", "__od_reversed__", "__od_getattr_of__", "__od_more_back__", "__od_global_store__", "__od_flat_index__", "__od_global_read__", "__od_state_call__",
-           "__od_float_back__", "__od_zero_division__", "__od_one_backs__", "__od_pull_one__")
+           "__od_one_backs__", "__od_pull_one__")
 
 _OPNAMES = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "truediv", ast.FloorDiv: "floordiv",
             ast.Mod: "mod", ast.Pow: "pow", ast.MatMult: "matmul", ast.LShift: "lshift", ast.RShift: "rshift",
@@ -1246,7 +1246,7 @@ class _Gen:
         recorded = ast.Call(func=load("__od_call__"), args=[const(mask), func, *(user(a) for a in v.args)],
                             keywords=[ast.keyword(arg=k.arg, value=user(k.value)) for k in v.keywords])
         fwd_call = fetch + at([assign((name, pb), recorded)], s)
-        hot_site = False  # (a math function of one float may pull back by its float partial: `pulled_one`)
+        hot_site = False  # (a math function of one float: `pulled_one` asks its pullback's float case)
         if (not self.observed and not fetch and not v.keywords and len(v.args) == 1
                 and isinstance(v.args[0], (ast.Name, ast.Constant)) and self._builtin_callee(v.func)):
             # `math.sin(x)`: `call`'s case of a math function of a float tried first, without `call`'s other
@@ -1407,8 +1407,7 @@ class _Gen:
                 and self.is_active(v.args[0]) and pre == ([own_stmt] if method_obj else [])
                 and not (isinstance(v.func, ast.Name) and self.is_active(v.func))
                 and (hot_site or method_obj or self._module_callee(v.func))):
-            adj = self.take(name) + [_given(pb, self.pulled_one(pb, v.args[0].id, method_obj, viewed, pre + run, body,
-                                                                hot_site))]
+            adj = self.take(name) + [_given(pb, self.pulled_one(pb, v.args[0].id, method_obj, viewed, pre + run, body))]
         else:
             adj = self.take(name) + pre + [_given(pb, run + (body or [ast.Pass()]))]
         if handed_fwd:
@@ -1435,31 +1434,22 @@ class _Gen:
                 and isinstance(self.globals_.get(func.value.id), types.ModuleType))
 
     def pulled_one(self, pb: str, arg: str, method_obj: str | None, viewed, run: list[ast.stmt],
-                   body: list[ast.stmt], hot_site: bool) -> list[ast.stmt]:
-        """The adjoint of a call `f(arg)` of a primitive's likely shape (a module's function): where its pullback
-        is a built-in one (`runtime.ONE_BACKS`) whose first case holds, arg's cotangent by that case
-        (`runtime.pull_one`), without the pullback's call, its tuples and the method's-object test
-        (`_od_own`: those pullbacks give the object no cotangent, so an object that has none yet is left as
-        it is); a math function of a float (`hot_site`: its twin tried `runtime.hot_float_call`) has
-        `_float_back`'s case inline, `_od_g` times the float partial. The general statements `run` and `body`
-        otherwise. `body` ends with the argument's cotangent `_od_r[1][0]` added: here taken into `_od_c` by
-        either, and added after."""
+                   body: list[ast.stmt]) -> list[ast.stmt]:
+        """The adjoint of a call `f(arg)` of a primitive's likely shape (a module's function, a math function of
+        a float): where its pullback is a built-in one (`runtime.ONE_BACKS`) whose first case holds, arg's
+        cotangent by that case (`runtime.pull_one`), without the pullback's call, its tuples and the method's-
+        object test (`_od_own`: those pullbacks give the object no cotangent, so an object that has none yet is
+        left as it is); the general statements `run` and `body` otherwise. `body` ends with the argument's
+        cotangent `_od_r[1][0]` added: here taken into `_od_c` by either, and added after."""
         added = self.acc(arg, item(item("_od_r", 1), 0))
         assert ast.dump(ast.Module(body=added, type_ignores=[])) == ast.dump(
             ast.Module(body=body[-len(added):], type_ignores=[])), "the argument's cotangent comes last"
         test = ([is_none(viewed[0])] if viewed is not None else []) + ([is_none(d(method_obj))] if method_obj else [])
-        by_helper = if_(compare(item(pb, 0), ast.In(), "__od_one_backs__"),
-                        [assign("_od_c", call("__od_pull_one__", pb, "_od_g"))])
-        pulled = [by_helper]
-        if hot_site:
-            product = binop("_od_g", ast.Mult(), call(item(pb, 1), item(pb, 2), item(pb, 3)))
-            floats = and_(is_(item(pb, 0), "__od_float_back__"), is_(call("__od_type__", "_od_g"), "__od_float__"),
-                          compare("_od_g", ast.NotEq(), const(0.0)))
-            pulled = [if_(floats, [try_except([assign("_od_c", product)], "__od_zero_division__", [ast.Pass()])],
-                          pulled)]
-        fast = if_(and_(*test), pulled) if test else pulled[0]
+        # (one statement: the adjoint's size, and so the first call's time, grows by little per site)
+        fast = assign("_od_c", if_exp(and_(compare(item(pb, 0), ast.In(), "__od_one_backs__"), *test),
+                                      call("__od_pull_one__", pb, "_od_g"), const(None)))
         slow = run + body[:-len(added)] + [assign("_od_c", item(item("_od_r", 1), 0))]
-        out = [assign("_od_c", const(None)), fast, if_(is_none("_od_c"), slow)]
+        out = [fast, if_(is_none("_od_c"), slow)]
         for node in out:  # (`show_adjoint` prints the general statements: `show._fold`)
             node._od_pulled = node is not out[-1]
         return out + self.acc(arg, "_od_c")

@@ -349,7 +349,13 @@ def pull_one(pb, dy):
     not hold (the site then calls the pullback, which tests again: the cases below have no side effects
     where they give None)."""
     back = pb[0]
-    if back is _hot_back:
+    if back is _float_back:  # (a math function of a float: scalar code's every call, first)
+        if type(dy) is float and dy != 0.0:
+            try:
+                return dy * pb[1](pb[2], pb[3])
+            except ZeroDivisionError:  # (a singular point: the pullback's adjoint's)
+                pass
+    elif back is _hot_back:
         y, x = pb[2], pb[3]
         if type(dy) is _NDARRAY and dy.dtype is _F8 and dy.shape == x.shape and type(y) is _NDARRAY and y.dtype is _F8:
             return pb[1](dy, y, x)
@@ -363,12 +369,6 @@ def pull_one(pb, dy):
                 return g
             if type(g) is float:
                 return _FLOAT64(g)
-    elif back is _float_back:
-        if type(dy) is float and dy != 0.0:
-            try:
-                return dy * pb[1](pb[2], pb[3])
-            except ZeroDivisionError:
-                pass
     return None
 
 
