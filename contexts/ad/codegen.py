@@ -1441,14 +1441,12 @@ class _Gen:
         object test (`_od_own`: those pullbacks give the object no cotangent, so an object that has none yet is
         left as it is); the general statements `run` and `body` otherwise. `body` ends with the argument's
         cotangent `_od_r[1][0]` added: here taken into `_od_c` by either, and added after."""
-        added = self.acc(arg, item(item("_od_r", 1), 0))
-        assert ast.dump(ast.Module(body=added, type_ignores=[])) == ast.dump(
-            ast.Module(body=body[-len(added):], type_ignores=[])), "the argument's cotangent comes last"
+        n = len(self.acc(arg, item(item("_od_r", 1), 0)))  # (the statements `body` ends with: arg's cotangent added)
         test = ([is_none(viewed[0])] if viewed is not None else []) + ([is_none(d(method_obj))] if method_obj else [])
         # (one statement: the adjoint's size, and so the first call's time, grows by little per site)
         fast = assign("_od_c", if_exp(and_(compare(item(pb, 0), ast.In(), "__od_one_backs__"), *test),
                                       call("__od_pull_one__", pb, "_od_g"), const(None)))
-        slow = run + body[:-len(added)] + [assign("_od_c", item(item("_od_r", 1), 0))]
+        slow = run + body[:-n] + [assign("_od_c", item(item("_od_r", 1), 0))]
         out = [fast, if_(is_none("_od_c"), slow)]
         for node in out:  # (`show_adjoint` prints the general statements: `show._fold`)
             node._od_pulled = node is not out[-1]
