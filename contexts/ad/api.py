@@ -672,6 +672,12 @@ def _reverse_pass(f, pb, seed, args, S):
             dargs = _twin_back_rest(pb, info, dparams, dcells, None, False, S)[1]
     else:
         dargs = pb[0](pb, seed, None, S)[1]
+    return _passed_back(dargs, args, S) if S.boxes or S._redo else dargs
+
+
+def _passed_back(dargs, args, S):
+    """`_reverse_pass`'s last steps: the boxes' cotangents of the arguments, and the arguments as the reverse
+    pass left them."""
     if dargs is not None and S.boxes:
         dargs = _with_boxes(dargs, args, S)
     if S._redo and dargs is not None:
@@ -727,7 +733,19 @@ def _float_gradient(f, args):
             else:
                 S = Session()
                 try:
-                    dargs = _reverse_pass(f, pb, seed, args, S)
+                    if obs is None and (rev := info.rev) is not None:
+                        # (`_reverse_pass`'s first case, inline: f's own adjoint, made by an earlier call)
+                        try:
+                            dparams, dcells = rev(S, tape, seed, None, None, None)
+                        except Exception as e:
+                            _note_transformed(e, f, "reverse mode (its reverse pass)")
+                            raise
+                        dargs = dparams if info.argcount == 1 == len(dparams) and not dcells else (
+                            _twin_back_rest(pb, info, dparams, dcells, None, False, S)[1])
+                        if S.boxes or S._redo:
+                            dargs = _passed_back(dargs, args, S)
+                    else:
+                        dargs = _reverse_pass(f, pb, seed, args, S)
                 finally:
                     if S._redo:
                         S.finish()
@@ -769,6 +787,7 @@ def _value_and_gradient(f, args, wrt=None):
         try:
             try:
                 obs = observer() if _checking.get() is not None or _stack.get() else None  # (the common case)
+                info = None  # (f's twin, where its short key found it)
                 if obs is None:  # f's own gradient (its cells) is not wanted
                     if type(f) is _FunctionType and _rules.get(f) is None and not _runtime._overriding:
                         # (`call`'s first case, inline; and `_twin_call`'s short key, inline: a twin made by
@@ -787,7 +806,8 @@ def _value_and_gradient(f, args, wrt=None):
                             except Exception as e:
                                 _recording_failed(e, short[0], f)
                                 raise
-                            pb = (_twin_back, short[0], tape, 0, len(args), _NOKW, f, None)
+                            info = short[0]
+                            pb = (_twin_back, info, tape, 0, len(args), _NOKW, f, None)
                         else:
                             y, pb = _twin_call(mask if chosen is None else mask | CELLS_CONSTANT, f, (), args, _NOKW)
                     else:
@@ -806,7 +826,19 @@ def _value_and_gradient(f, args, wrt=None):
             else:
                 S = Session()
                 try:
-                    dargs = _reverse_pass(f, pb, seed, args, S)
+                    if info is not None and (rev := info.rev) is not None:
+                        # (`_reverse_pass`'s first case, inline: f's own adjoint, made by an earlier call)
+                        try:
+                            dparams, dcells = rev(S, tape, seed, None, None, None)
+                        except Exception as e:
+                            _note_transformed(e, f, "reverse mode (its reverse pass)")
+                            raise
+                        dargs = dparams if len(args) == info.argcount == len(dparams) and not dcells else (
+                            _twin_back_rest(pb, info, dparams, dcells, None, False, S)[1])
+                        if S.boxes or S._redo:
+                            dargs = _passed_back(dargs, args, S)
+                    else:
+                        dargs = _reverse_pass(f, pb, seed, args, S)
                 finally:
                     if S._redo:  # (the common case: nothing to redo, no call)
                         S.finish()
@@ -844,12 +876,17 @@ def _gradients_of(f, args, wrt, chosen, y, seed, dargs, pb):
     else:  # (finalize's first two cases, inline: a float's float cotangent, an int's None; a loop, not a
         grads = []  # comprehension, which makes a function per call)
         done = len(dargs) == len(args) and type(seed) is not dict  # (floats and arrays `_finished` only, so far)
+        steering = _steering(pb) if done else ()
+        i = -1
         for g, a in zip(dargs, args):
+            i += 1
             if type(g) is float and type(a) is float:
                 grads.append(g)
                 done = done and g == g
             elif done and type(a) is _NDARRAY and _finished(g, a):
                 grads.append(g)
+            elif g is None and type(a) is int and i in steering:
+                grads.append(0)  # (a counter the twin takes as steering only: `_counted_ints` passes it)
             else:
                 done = False
                 grads.append(0 if g is None and type(a) is int else finalize(g, a))
@@ -879,6 +916,12 @@ def _finished(g, a) -> bool:
     if n and n < 1024 and (ones := _ONES.get(g.shape)) is not None:  # (`_has_nan`'s small case, inline)
         return not _isnan(g.dot(ones))
     return not (n and _has_nan(g))
+
+
+def _steering(pb) -> frozenset | tuple:
+    """The argument positions f's own twin (`pb`'s, no `self`) takes as steering only, which
+    `_counted_ints` passes (`_TwinInfo.steering`)."""
+    return pb[1].steering if pb is not None and pb[0] is _twin_back and not pb[3] else ()
 
 
 def _of_types(args: tuple, types_) -> bool:

@@ -60,7 +60,8 @@ HELPERS = ("__od_endless__", "__od_call__", "__od_hot_float__", "__od_acc__", "_
            "__od_unguard__", "__od_caught__", "__od_key_guard__", "__od_key_lookup__", "__od_number_item__", "__od_state_box__", "__od_inert_read__", "__od_dropped_op__", "__od_converted_store__", "__od_plain_values__", "__od_call_viewed__", "__od_kw_tape__", "__od_kw_spread__", "__od_duration__",
            "__od_loop_item_adj__", "__od_loop_box__", "__od_not_swallowed__", "__od_managed__", "__od_watched__", "__od_entered_as__", "__od_stairs__",
            "__od_stairs_fd__", "__od_divisor_jump__", "__od_operator__", "__od_held__", "__od_live__", "__od_more__", "__od_more_keys__", "__od_keys__",
-           "__od_size__", "__od_float__", "__od_int__", "__od_slice__", "__od_reversed__", "__od_getattr_of__", "__od_more_back__", "__od_global_store__", "__od_flat_index__", "__od_global_read__", "__od_state_call__")
+           "__od_size__", "__od_float__", "__od_int__", "__od_slice__", "__od_reversed__", "__od_getattr_of__", "__od_more_back__", "__od_global_store__", "__od_flat_index__", "__od_global_read__", "__od_state_call__",
+           "__od_one_backs__", "__od_pull_one__")
 
 _OPNAMES = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "truediv", ast.FloorDiv: "floordiv",
             ast.Mod: "mod", ast.Pow: "pow", ast.MatMult: "matmul", ast.LShift: "lshift", ast.RShift: "rshift",
@@ -1280,6 +1281,7 @@ class _Gen:
         recorded = ast.Call(func=load("__od_call__"), args=[const(mask), func, *(user(a) for a in v.args)],
                             keywords=[ast.keyword(arg=k.arg, value=user(k.value)) for k in v.keywords])
         fwd_call = fetch + at([assign((name, pb), recorded)], s)
+        hot_site = False  # (a math function of one float: `pulled_one` asks its pullback's float case)
         if (not self.observed and not fetch and not v.keywords and len(v.args) == 1
                 and isinstance(v.args[0], (ast.Name, ast.Constant)) and self._builtin_callee(v.func)):
             # `math.sin(x)`: `call`'s case of a math function of a float tried first, without `call`'s other
@@ -1290,6 +1292,18 @@ class _Gen:
             recorded.args[1] = load(fn_var)
             fwd_call = at([assign(fn_var, func), assign(hot, call("__od_hot_float__", fn_var, user(v.args[0]))),
                            if_(is_none(hot), [assign((name, pb), recorded)], [assign((name, pb), hot)])], s)
+            hot_site = True
+        elif (method_obj and not self.observed and not v.keywords and len(v.args) == 1
+              and isinstance(v.args[0], (ast.Name, ast.Constant))):
+            # `xp.sin(x)`, xp a module held in a variable (an array namespace): the same case, tried where
+            # the argument is a float (`runtime.hot_float_call` answers None for a method or a non-math
+            # function, and the twin then hands the call to `call`; an array is not asked)
+            hot = f"_od_hot{pb[len('_od_pb'):]}"
+            ask = if_exp(is_(call("__od_type__", user(v.args[0])), "__od_float__"),
+                         call("__od_hot_float__", func, user(v.args[0])), const(None))
+            fwd_call = fetch + at([assign(hot, ask), if_(is_none(hot), [assign((name, pb), recorded)],
+                                                         [assign((name, pb), hot)])], s)
+            hot_site = True
         if (isinstance(v.func, ast.Attribute) and v.func.attr in _LOOKUPS and v.args
                 and not isinstance(v.args[0], ast.Starred) and self.is_active(v.args[0])):
             # `memo.get(x)`: a dict's hit by a differentiated key is refused (`helpers.key_lookup`)
@@ -1372,7 +1386,8 @@ class _Gen:
             bound_to = if_exp(is_super, attr(method_obj, "__self__"), method_obj)
             # (a module, `xp.exp(x)`'s common case, first: its `__class__.__name__` is a slow lookup)
             bound_to = if_exp(is_(call("__od_type__", method_obj), "__od_module__"), method_obj, bound_to)
-            pre.append(assign("_od_own", is_(call("__od_getattr_of__", fn_var, const("__self__"), const(None)), bound_to)))
+            own_stmt = assign("_od_own", is_(call("__od_getattr_of__", fn_var, const("__self__"), const(None)), bound_to))
+            pre.append(own_stmt)
         pullback = assign("_od_r", call(item(pb, 0), pb, "_od_g", dself, "_od_S"))
         if handed_fwd:
             need.append(f"_od_w{self.npb}")
@@ -1423,7 +1438,13 @@ class _Gen:
             w, targets, dargs, douts = viewed
             run = [if_(is_none(w), run, [assign(targets, call("__od_call_viewed__", w, pb, "_od_g", dself, dargs,
                                                                 douts, "_od_S"))])]
-        adj = self.take(name) + pre + [_given(pb, run + (body or [ast.Pass()]))]
+        if (not self.compact and not self.observed and not written and not v.keywords and len(v.args) == 1
+                and self.is_active(v.args[0]) and pre == ([own_stmt] if method_obj else [])
+                and not (isinstance(v.func, ast.Name) and self.is_active(v.func))
+                and (hot_site or method_obj or self._module_callee(v.func))):
+            adj = self.take(name) + [_given(pb, self.pulled_one(pb, v.args[0].id, method_obj, viewed, pre + run, body))]
+        else:
+            adj = self.take(name) + pre + [_given(pb, run + (body or [ast.Pass()]))]
         if handed_fwd:
             fwd_call = handed_fwd[:1] + fwd_call + handed_fwd[1:]
         spreads = [a.value for a in v.args if isinstance(a, ast.Starred)]
@@ -1440,6 +1461,31 @@ class _Gen:
             fwd_call = (at([assign(sc, item("__od_changes__", 0))], s) + fwd_call
                         + at([if_(compare(item("__od_changes__", 0), ast.NotEq(), sc), [expr_stmt(check)])], s))
         return cell_flags + view_fwd + fwd_call, need, adj
+
+    def _module_callee(self, func: ast.expr) -> bool:
+        """func is a module's attribute (`np.exp`), the module a global: likely a primitive with a built-in
+        pullback (`pulled_one`)."""
+        return (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id not in self.own_names
+                and isinstance(self.globals_.get(func.value.id), types.ModuleType))
+
+    def pulled_one(self, pb: str, arg: str, method_obj: str | None, viewed, run: list[ast.stmt],
+                   body: list[ast.stmt]) -> list[ast.stmt]:
+        """The adjoint of a call `f(arg)` of a primitive's likely shape (a module's function, a math function of
+        a float): where its pullback is a built-in one (`runtime.ONE_BACKS`) whose first case holds, arg's
+        cotangent by that case (`runtime.pull_one`), without the pullback's call, its tuples and the method's-
+        object test (`_od_own`: those pullbacks give the object no cotangent, so an object that has none yet is
+        left as it is); the general statements `run` and `body` otherwise. `body` ends with the argument's
+        cotangent `_od_r[1][0]` added: here taken into `_od_c` by either, and added after."""
+        n = len(self.acc(arg, item(item("_od_r", 1), 0)))  # (the statements `body` ends with: arg's cotangent added)
+        test = ([is_none(viewed[0])] if viewed is not None else []) + ([is_none(d(method_obj))] if method_obj else [])
+        # (one statement: the adjoint's size, and so the first call's time, grows by little per site)
+        fast = assign("_od_c", if_exp(and_(compare(item(pb, 0), ast.In(), "__od_one_backs__"), *test),
+                                      call("__od_pull_one__", pb, "_od_g"), const(None)))
+        slow = run + body[:-n] + [assign("_od_c", item(item("_od_r", 1), 0))]
+        out = [fast, if_(is_none("_od_c"), slow)]
+        for node in out:  # (`show_adjoint` prints the general statements: `show._fold`)
+            node._od_pulled = node is not out[-1]
+        return out + self.acc(arg, "_od_c")
 
     def handed(self, s, pb: str, v: ast.Call, target: str | None = None) -> tuple[list[ast.stmt], tuple | None]:
         """For a call whose callee may change its array arguments in place: forward statements (the first
@@ -1763,8 +1809,9 @@ class _Gen:
         names = ("_od_S", "_od_tape", "_od_dret", "_od_dcells", "_od_dself", "_od_dins")
         args = ast.arguments(posonlyargs=[], args=[ast.arg(arg=n) for n in names], vararg=None, kwonlyargs=[],
                              kw_defaults=[], kwarg=None, defaults=[const(None) for _ in range(3)])
+        few = len(hot) <= 3  # (an if-chain reads the record's block id where it is: no `_od_k`, per record)
         records = ast.For(target=store("_od_rec"), iter=call("__od_reversed__", "_od_tape"),
-                          body=[assign("_od_k", item("_od_rec", 0))], orelse=[], type_comment=None)
+                          body=[] if few else [assign("_od_k", item("_od_rec", 0))], orelse=[], type_comment=None)
         cellmap = dict_((const(c) for c in cells), (d(c) for c in cells))
         cotangents = tuple_([tuple_(d(p) for p in self.params), cellmap])
         # the cotangents of module lists and dicts read here, left when the records are done: into their boxes,
@@ -1780,7 +1827,7 @@ class _Gen:
         # each block's adjoint keeps the lines of the statements it mirrors
         if _carried_floats(self.adjoints):  # (no fused case has run before the first record)
             fn.body[-2:-2] = at([assign("_od_ran", const(None))], self.fdef)
-        records.body += _dispatch(hot if len(hot) <= 3 else sorted(self.adjoints), self.adjoints, self.fdef)
+        records.body += _dispatch(hot if few else sorted(self.adjoints), self.adjoints, self.fdef)
         return fn
 
 
@@ -2486,10 +2533,18 @@ def _carried_floats(blocks: dict[int, list[ast.stmt]]) -> bool:
                for part in [fused.test, *fused.body] for n in ast.walk(part)):
             continue  # (read there: the take's `= None` stays before)
         cotangents, operands = carried
-        fused.test = and_(or_(compare("_od_ran", ast.Eq(), const(k)), and_(*cotangents)), operands)
+        # the fused case reads the result's cotangent where it is (no `_od_g` copy: a tenth of a loop's
+        # pass), and sets it last, after the others read it; the general case takes it as before
+        sets = [b for b in fused.body if type(b) is ast.Assign and isinstance(b.targets[0], ast.Name)
+                and b.targets[0].id == result]
+        fused.body = [b for b in fused.body if b not in sets] + sets
+        fused.test = _rename(copy.deepcopy(and_(or_(compare("_od_ran", ast.Eq(), const(k)), and_(*cotangents)), operands)),
+                             {"_od_g": result})
+        fused.body = [_rename(copy.deepcopy(b), {"_od_g": result}) for b in fused.body]
         fused.body = fused.body + at([assign("_od_ran", const(k))], fused)
-        fused.orelse = at([assign("_od_ran", const(None))], fused) + [clear] + fused.orelse
+        fused.orelse = [take] + at([assign("_od_ran", const(None))], fused) + [clear] + fused.orelse
         stmts.remove(clear)
+        stmts.remove(take)
         ks.append(k)
     for k, stmts in blocks.items():
         if ks and k not in ks:  # (a block of another kind: no fused case ran last)
@@ -2497,21 +2552,22 @@ def _carried_floats(blocks: dict[int, list[ast.stmt]]) -> bool:
     return bool(ks)
 
 
-def _dispatch(ks: list[int], blocks: dict[int, list[ast.stmt]], like) -> list[ast.stmt]:
+def _dispatch(ks: list[int], blocks: dict[int, list[ast.stmt]], like, top: bool = True) -> list[ast.stmt]:
     """A binary if-tree over block ids, so dispatch costs O(log blocks); each leaf runs its block's adjoint
     (whose statements keep their own lines; the tree takes like's)."""
     if not ks:
         return at([ast.Pass()], like)
-    if len(ks) == 1:
-        return [_branch(compare("_od_k", ast.Eq(), const(ks[0])), blocks[ks[0]], [], like)]
+    if len(ks) == 1:  # (at the top of the tree: the record's id read where it is, `adjoint_function`)
+        return [_branch(compare(item("_od_rec", 0) if top else "_od_k", ast.Eq(), const(ks[0])), blocks[ks[0]], [],
+                        like)]
     if len(ks) <= 3:  # if k1: ... elif k2: ... else: (the last)
         out = list(blocks[ks[-1]])
         for k in reversed(ks[:-1]):
-            out = [_branch(compare("_od_k", ast.Eq(), const(k)), blocks[k], out, like)]
+            out = [_branch(compare(item("_od_rec", 0) if top else "_od_k", ast.Eq(), const(k)), blocks[k], out, like)]
         return out
     mid = len(ks) // 2
-    return [_branch(compare("_od_k", ast.Lt(), const(ks[mid])), _dispatch(ks[:mid], blocks, like),
-                    _dispatch(ks[mid:], blocks, like), like)]
+    return [_branch(compare("_od_k", ast.Lt(), const(ks[mid])), _dispatch(ks[:mid], blocks, like, False),
+                    _dispatch(ks[mid:], blocks, like, False), like)]
 
 
 def _branch(test: ast.expr, body: list[ast.stmt], orelse: list[ast.stmt], like) -> ast.If:

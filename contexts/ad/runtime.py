@@ -342,6 +342,36 @@ def _needed_back(pb, dy, dself, S):
         _NEEDED.mask = outer
 
 
+def pull_one(pb, dy):
+    """The cotangent of the one argument of a call whose pullback is a built-in one (`ONE_BACKS`), by that
+    pullback's first case, for the adjoint's call sites (`codegen._Gen.pulled_one`): the same value without
+    the pullback's call, its tuples and the site's tests of the callee's object. None where that case does
+    not hold (the site then calls the pullback, which tests again: the cases below have no side effects
+    where they give None)."""
+    back = pb[0]
+    if back is _float_back:  # (a math function of a float: scalar code's every call, first)
+        if type(dy) is float and dy != 0.0:
+            try:
+                return dy * pb[1](pb[2], pb[3])
+            except ZeroDivisionError:  # (a singular point: the pullback's adjoint's)
+                pass
+    elif back is _hot_back:
+        y, x = pb[2], pb[3]
+        if type(dy) is _NDARRAY and dy.dtype is _F8 and dy.shape == x.shape and type(y) is _NDARRAY and y.dtype is _F8:
+            return pb[1](dy, y, x)
+    elif back is _hot_reduce_back:
+        if not pb[5] and type(pb[2]) is _FLOAT64 and dy is not None and type(dy) is not Refused:
+            return pb[1](dy, pb[2], pb[3])  # (None: not the hot case, `_static_back`'s)
+    elif back is _f8_back:
+        if (type(dy) is _FLOAT64 or type(dy) is float) and dy != 0.0:
+            g = pb[1](dy, pb[2], pb[3])
+            if type(g) is _FLOAT64:
+                return g
+            if type(g) is float:
+                return _FLOAT64(g)
+    return None
+
+
 def _float_back(pb, dy, dself, S):
     """`_plain_back` for a one-argument primitive of a float with a float value and a float partial
     (`Rule.hot_float`: `math.sin(x)`): a nonzero float cotangent times the partial, without the rule's adjoint
@@ -1714,6 +1744,7 @@ def _out_back(pb, dy, dself, S):
 
 # the pullbacks that read the cotangents the caller holds for the call's arguments (`Session.held`,
 # `held_out`): the adjoint hands them to these only, when they are the call's own pullback
+ONE_BACKS = frozenset({_float_back, _hot_back, _f8_back, _hot_reduce_back})  # (`pull_one`'s)
 HELD_BACKS = frozenset({_inplace_back, _mutating_back, _out_back, _positional_out_back,
                         _kw_checked_back})  # (`np.putmask(a, mask=m, values=v)`: the in-place rule, by keyword)
 
@@ -2534,7 +2565,7 @@ def _construct_back(pb, dy, dself, S):
 class _TwinInfo:
     __slots__ = ("fwd_code", "rev_code", "rev_closure", "rev", "argcount", "varargs", "varkw", "names", "cells",
                  "generated", "helper_closure", "closure_plan", "entry", "numbers", "general", "active",
-                 "fwd_last", "rev_last", "tier", "storing", "nkwonly")
+                 "fwd_last", "rev_last", "tier", "storing", "nkwonly", "steering")
 
 
 # (id(code), call shape...) -> _TwinInfo, an entry removed when its code object dies. An info holds code
@@ -2674,6 +2705,9 @@ def _build(fn, active, keep_generated=False, observed=False, numbers=True, compa
     info.fwd_last = info.rev_last = None
     if info.numbers is not None and any((j if j >= 0 else ~j) >= code.co_argcount for j in info.numbers):
         info.numbers = (_ANY_COUNT,)  # (a keyword-only parameter: calls take the general twin)
+    # the positional parameters taken as steering only (bound to numbers, or not active): an int passed
+    # there gets 0 without `api._counted_ints`'s second run
+    info.steering = frozenset(j for j in range(code.co_argcount) if j in (info.numbers or ()) or gen.params[j] not in active)
     return info
 
 

@@ -80,6 +80,9 @@ def _fold(stmts: list[ast.stmt]) -> list[ast.stmt]:
     """A block's adjoint statements with the machinery folded away (see the module's docstring)."""
     out: list[ast.stmt] = []
     stmts = [t for s in stmts for t in (s.orelse if getattr(s, "_od_float_fused", False) else [s])]
+    # (a built-in pullback's first case inline, `codegen._Gen.pulled_one`: its general statements)
+    stmts = [t for s in stmts for t in ([] if getattr(s, "_od_pulled", None) else s.body
+                                        if getattr(s, "_od_pulled", None) is False else [s])]
     stmts = [s for s in stmts if not _carried_flag(s)]
     stmts = [s for s in stmts if not _new_list_box(s) and not _held(s)]
     i = 0
