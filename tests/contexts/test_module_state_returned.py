@@ -20,6 +20,7 @@ import contexts
 from contexts import gradient
 
 from tests import fd
+from tests.contexts.test_arguments_as_they_enter import Located
 
 STATE = []
 TABLE = {}
@@ -117,26 +118,6 @@ def test_each_mode_against_central_differences(f):
 def test_captured_degrees_closed_form():
     f = captured_degrees()
     np.testing.assert_allclose(gradient(f, 0.7)[0], 0.2 + 2 * 0.3 * 0.7 + 3 * 0.5 * 0.7 ** 2, rtol=1e-12)
-
-
-class Located:
-    """geoana's PointCurrentHalfSpace, reduced: a property setter refusing a location above the surface."""
-
-    def __init__(self, location):
-        self.location = location
-
-    @property
-    def location(self):
-        return self._location
-
-    @location.setter
-    def location(self, vec):
-        if np.any(vec[..., -1] > 0):
-            raise ValueError("above the surface")
-        self._location = vec
-
-    def potential(self, xyz):
-        return 1.0 / np.linalg.norm(xyz - self._location)
 
 
 @pytest.mark.one_mode
