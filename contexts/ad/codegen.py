@@ -2735,11 +2735,9 @@ def _number_draws(fdef: ast.FunctionDef, params: frozenset) -> dict[str, frozens
                 or isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)) and n is not fdef \
                 and every & free_names(n):  # (a closure may rebind or read one late)
             return {}
-    loops = collections.Counter(t for ts in drawn.values() for t in ts)
     fors = collections.Counter(n.target.id for n in all_nodes(fdef) if isinstance(n, ast.For)
                                and isinstance(n.iter, ast.Name) and n.iter.id in drawn and isinstance(n.target, ast.Name))
-    return {p: frozenset(ts) for p, ts in drawn.items()
-            if all(stores[t] == fors[t] for t in ts)} if loops else {}
+    return {p: frozenset(ts) for p, ts in drawn.items() if all(stores[t] == fors[t] for t in ts)}
 
 
 def _computed_from(fdef: ast.FunctionDef, names: set, params: frozenset) -> frozenset:
