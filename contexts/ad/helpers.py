@@ -644,8 +644,13 @@ def iter_guard(obj, name: str) -> None:
                 "each item in the loop; forward mode (jacfwd, derivative) follows the loop as it is")
 
 
-def lazy_stamp(*held) -> tuple:
-    """The objects a lazy iterator is made over, with the counter of in-place changes (`lower._lazy_gaps`)."""
+def lazy_stamp(*held, items=()) -> tuple:
+    """The objects a lazy iterator is made over, with the counter of in-place changes (`lower._lazy_gaps`).
+    `items`: objects it holds an item or a slice of (`zip(names, widths(d["p"]))`): of a list or dict that is a
+    separate object or a copy, which a change of the container leaves alone (scipy's `find_peaks(x, width=w)`
+    updates its dict with such a zip, refused before); of an array, a view, whose changes count."""
+    if items:
+        held += tuple(v for v in items if isinstance(v, np.ndarray))
     return CHANGES[0], held
 
 

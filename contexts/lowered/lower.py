@@ -354,9 +354,11 @@ class Lowerer:
                                      keywords=[])
                     out.append(_loc(ast.Expr(value=guard), s))
             if gaps and i in gaps[0]:  # (what the iterator will hold, as it is made)
-                stamp, held = gaps[0][i]
+                stamp, held, items = gaps[0][i]
+                items = [ast.keyword(arg="items", value=ast.Tuple(elts=[_name(h, s) for h in items],
+                                                                  ctx=ast.Load()))] if items else []
                 out.append(_loc(ast.Assign(targets=[ast.Name(id=stamp, ctx=ast.Store())], value=ast.Call(
-                    func=_name("__od_lazy_stamp__", s), args=[_name(h, s) for h in held], keywords=[])), s))
+                    func=_name("__od_lazy_stamp__", s), args=[_name(h, s) for h in held], keywords=items)), s))
             out.extend(self.stmt(s))
             if gaps and i in gaps[2]:  # (after a call handed a lazy iterator: what it held unchanged by the call)
                 guards = [_loc(ast.Expr(value=ast.Call(func=_name("__od_lazy_guard__", s), args=[
@@ -1545,25 +1547,30 @@ def _lazy_call(value, generators: frozenset) -> bool:
         or isinstance(f.value, ast.Attribute) and f.value.attr == "chain")  # (`itertools.chain.from_iterable`)
 
 
-def _held_reads(e) -> set[str]:
+def _held_reads(e, items: set | None = None) -> set[str]:
     """The variables whose objects a lazy iterator made of expression e (an argument) reads when it runs:
     `p` of `p`, `d.values()`, `p[1:]`; what a generator expression or lambda reads; not the arguments of a
-    call that copies them when it runs (`sorted(p)`), nor of arithmetic."""
+    call that copies them when it runs (`sorted(p)`), nor of arithmetic. Given `items`, the variables read only
+    through a subscript (`d["k"]`, `p[1:]`) go there instead: what is held is an item, a copy or, of an array, a
+    view, never the list or dict itself (`lazy_stamp`'s `items`)."""
     if isinstance(e, ast.Name):
         return {e.id}
+    if isinstance(e, ast.Subscript) and items is not None:
+        items |= _held_reads(e.value)
+        return set()
     if isinstance(e, (ast.Attribute, ast.Subscript, ast.Starred)):
-        return _held_reads(e.value)
+        return _held_reads(e.value, items)
     if isinstance(e, ast.Call):
         f = e.func
         name = f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else None
         if name in _COPYING:
             return set()
-        out = _held_reads(f.value) if isinstance(f, ast.Attribute) else set()
+        out = _held_reads(f.value, items) if isinstance(f, ast.Attribute) else set()
         for a in (*e.args, *(k.value for k in e.keywords)):
-            out |= _held_reads(a)
+            out |= _held_reads(a, items)
         return out
     if isinstance(e, (ast.Tuple, ast.List)):
-        return set().union(*(_held_reads(x) for x in e.elts))
+        return set().union(*(_held_reads(x, items) for x in e.elts))
     if isinstance(e, ast.GeneratorExp):
         return _comprehension_reads(e) | {n.id for n in ast.walk(e.generators[0].iter) if isinstance(n, ast.Name)}
     if isinstance(e, ast.Lambda):
@@ -1624,17 +1631,17 @@ def _lazy_gaps(stmts: list):
         for call in (n for n in (_outer_nodes(st) if simple else ()) if isinstance(n, ast.Call)
                      and not _draws_at_once(n)):
             for a in (*call.args, *(k.value for k in call.keywords)):  # (`consume(zip(p, q), p)`: made here,
-                held = _lazy_held(a)                                     # drawn in the callee)
-                if held:
+                held = _lazy_held(a, items := set())                     # drawn in the callee)
+                if held or items:
                     stamp = f"_od_lz{next(_LAZY_GAP_COUNT)}"
-                    after.setdefault(i, (stamp, sorted(held)))
+                    after.setdefault(i, (stamp, sorted(held), sorted(items)))
                     handed.setdefault(i, []).append((after[i][0], ast.unparse(a)[:40]))
                     break
         if not (isinstance(st, ast.Assign) and len(st.targets) == 1 and isinstance(st.targets[0], ast.Name)):
             continue
-        held = _lazy_held(st.value)
+        held = _lazy_held(st.value, items := set())
         name = st.targets[0].id
-        if not held or name in held or i in after:
+        if not (held or items) or name in held | items or i in after:
             continue
         gap = False
         for j in range(i + 1, len(stmts)):  # (each use after a statement that may change something: `first =
@@ -1642,14 +1649,14 @@ def _lazy_gaps(stmts: list):
             if any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(later)):
                 if gap:
                     if i not in after:
-                        after[i] = (f"_od_lz{next(_LAZY_GAP_COUNT)}", sorted(held))
+                        after[i] = (f"_od_lz{next(_LAZY_GAP_COUNT)}", sorted(held), sorted(items))
                     before.setdefault(j, []).append((after[i][0], name))
                 if isinstance(later, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Expr, ast.Return)) and any(
                         isinstance(n, ast.Call) and not _draws_at_once(n) and any(
                         isinstance(a, ast.Name) and a.id == name for a in (*n.args, *(k.value for k in n.keywords)))
                        for n in ast.walk(later)):  # (handed to a callee, which may change them, then draw)
                     if i not in after:
-                        after[i] = (f"_od_lz{next(_LAZY_GAP_COUNT)}", sorted(held))
+                        after[i] = (f"_od_lz{next(_LAZY_GAP_COUNT)}", sorted(held), sorted(items))
                     handed.setdefault(j, []).append((after[i][0], name))
                 gap = False
             if any(isinstance(n, ast.Name) and n.id == name and not isinstance(n.ctx, ast.Load)
@@ -1684,23 +1691,27 @@ def _draws_at_once(call: ast.Call) -> bool:
     return isinstance(call.func, ast.Name) and call.func.id in _AT_ONCE
 
 
-def _lazy_held(v) -> set[str]:
+def _lazy_held(v, items: set | None = None) -> set[str]:
     """The variables whose objects a lazy iterator made by expression v draws from (`zip(p, q)`: p, q; a
     generator expression's first iterable's), or an empty set where v makes none; not the variables of a
-    comprehension or lambda inside (bound there, not where v is)."""
+    comprehension or lambda inside (bound there, not where v is). Given `items`, those read only through a
+    subscript go there (`_held_reads`)."""
+    found = set() if items is not None else None
     if isinstance(v, ast.GeneratorExp):
         held = {n.id for n in ast.walk(v.generators[0].iter) if isinstance(n, ast.Name)}
     elif _lazy_call(v, frozenset()):
-        held = set().union(*(_held_reads(a) for a in (*v.args, *(k.value for k in v.keywords))
+        held = set().union(*(_held_reads(a, found) for a in (*v.args, *(k.value for k in v.keywords))
                              if not isinstance(a, (ast.Lambda, ast.GeneratorExp))))
         if isinstance(v.func, ast.Attribute):
-            held |= _held_reads(v.func.value) - {"itertools"}
+            held |= _held_reads(v.func.value, found) - {"itertools"}
     else:
         return set()
     inner = {n.id for c in ast.walk(v) if isinstance(c, ast.comprehension) for n in ast.walk(c.target)
              if isinstance(n, ast.Name)}
     inner |= {a.arg for c in ast.walk(v) if isinstance(c, ast.Lambda) for a in ast.walk(c.args) if isinstance(a, ast.arg)}
     inner |= {n.id for n in ast.walk(v) if isinstance(n, ast.NamedExpr) for n in [n.target]}
+    if found:
+        items |= found - held - inner
     return held - inner
 
 

@@ -897,9 +897,10 @@ def eager_guard(it, name: str, value=None) -> None:
             fix="build the values in the loop itself, or pass the generator a copy")
 
 
-def lazy_stamp(*held) -> None:
-    """`__od_lazy_stamp__(p, q)` as a lazy iterator over p and q is made (`lower._lazy_gaps`): nothing here;
-    reverse mode's own (`contexts.ad.helpers.lazy_stamp`) keeps them with the counter of changes."""
+def lazy_stamp(*held, items=()) -> None:
+    """`__od_lazy_stamp__(p, q, items=(d,))` as a lazy iterator over p, q and an item of d is made
+    (`lower._lazy_gaps`): nothing here; reverse mode's own (`contexts.ad.helpers.lazy_stamp`) keeps them with the
+    counter of changes."""
 
 
 def lazy_guard(stamp, name: str) -> None:
