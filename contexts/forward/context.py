@@ -363,7 +363,7 @@ class ForwardContext(overdub.Context):
             # an array's: refused)
             if fn is int:
                 int_jump(primal(args[0]), known=True)
-            if STAIRS[fn] in ("digits", "unit") and type(args[0].primal) is not np.ndarray:
+            if STAIRS[fn] in ("digits", "unit"):  # (an array's: marked too, `StaircasedArray`)
                 return staircased(fn, args, fn(primal(args[0]), *args[1:], **kwargs), kwargs)
             staircased(fn, args, None, kwargs)
         if (type(fn) is np.ufunc or type(fn) is _BUILTIN_METHOD) and fn in EQUALS and len(args) == 2 \

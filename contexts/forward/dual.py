@@ -1466,8 +1466,9 @@ class Dual:
             fn = _METHOD_FORMS.get(name) or getattr(np, name)
 
             def method(this, *args, **kwargs):
-                if fn is np.round and np.any(primal(this.tangent)):  # (`a.round(13)`: a fine staircase, refused
-                    staircased(np.round, (this, *args), None, kwargs)  # as np.round(a, 13) is; pkA's elote)
+                if fn is np.round and np.any(primal(this.tangent)):  # (`a.round(13)`: a fine staircase, marked
+                    # as np.round(a, 13) is; pkA's elote)
+                    return staircased(np.round, (this, *args), np.round(this.primal, *args, **kwargs), kwargs)
                 return fn(this, *args, **kwargs)
             method.__name__ = method.__qualname__ = name
             # a bound method of the Dual (as ndarray's are of the array): reverse mode run on duals

@@ -210,8 +210,11 @@ class _Tangents:
                 # `key = round(t, 10)`: refused on a step far finer than t where t moves (`stairs_fd`)
                 kw = dict_((const(k.arg) for k in v.keywords if k.arg),
                            (user(copy.deepcopy(k.value)) for k in v.keywords if k.arg))
-                check = call("__od_stairs_fd__", ast.Name(v.func.id, ast.Load()), tuple_(copy.deepcopy(v.args)), t, kw)
-                return at([expr_stmt(check)], s) + [s]
+                # (its value marked where it is: a rounded array or number stands for the values in tests only,
+                # `StaircasedArray`)
+                s.value = call("__od_stairs_fd__", ast.Name(v.func.id, ast.Load()), tuple_(copy.deepcopy(v.args)), t,
+                               kw, v)
+                return [s]
             if isinstance(v, ast.BinOp) and getattr(v, "_od_stairs", False):
                 fn = attr("__od_operator__", "floordiv" if isinstance(v.op, ast.FloorDiv) else "mod")
                 checks = []

@@ -8,6 +8,7 @@ duals instead (`api.py`).
 
 from __future__ import annotations
 
+import builtins
 import decimal
 import fractions
 import functools
@@ -32,7 +33,7 @@ from overdub.ops import Unswallowing
 
 from ..lowered.runtime import (HELPERS as LOWERING_HELPERS, _INT_CASTS, int_cast_jump, JUMP_FUNCTIONS, ORDER_METHODS, axis_of, jump_guard, jump_operands, asks_a_generator, ORDER_OPS, STAIRS, EagerIterationError, addresses,
                                closing_in, converged, eager, eager_items, endless, own_test_method, parsed, remembered_text,
-                               staircase_fd, stair_method, stairs_fd, _STAIR_SLOTS, divisor_jump, text, users_class, _TEXTS, parse_check)
+                               staircase_fd, staircase_text, stair_method, stairs_fd, _STAIR_SLOTS, divisor_jump, text, users_class, _TEXTS, parse_check)
 from ..rules.containers import refuse_differentiated_key as key_lookup, subscripts_a_class
 from ..rules.numpy.creation import python_ufunc_method
 from ..rules.numpy.reductions import UFUNC_METHOD_OUT
@@ -442,6 +443,8 @@ def _fd_call(f, args, tans, kw, kwtans):
         if rule.frule is not None and plain_kw:
             return _by_frule(rule, (f.__self__, *args), (0, *tans), kw)
     if rule is not None and tans and f in STAIRS:  # (`round(t, 10)`, `np.mod(t, 1e-12)`: a step far below t)
+        if _marks(f, args, tans[0], kw):  # (`np.round(a, 8)`: marked, for tests, `StaircasedArray`)
+            return stairs_fd(f, args, tans[0], kw, f(*args, **kw)), 0
         stairs_fd(f, args, tans[0], kw)
         if len(tans) > 1 and not _zero(tans[1]):  # (`divmod(9.0, b)`: its jump where the divisor moves)
             divisor_jump(f, args[0], args[1], tans[1])
@@ -462,6 +465,13 @@ def _fd_call(f, args, tans, kw, kwtans):
     if rule is None and type(f) is types.FunctionType and plain_kw:
         return _by_twin(f, args, tans, kw, kwtans)
     return _through_duals(f, args, tans, kw, kwtans)
+
+
+def _marks(f, args, tangent, kw) -> bool:
+    """f(*args) rounds a moving value by a fine step to digits or to whole numbers (`np.round(a, 8)`,
+    `a.round(10)`): its value is marked (`runtime.staircased`), standing for the value in tests only."""
+    return STAIRS.get(f) in ("digits", "unit") and f is not builtins.int and not _zero(tangent) \
+        and staircase_text(f, args, kw) is not None
 
 
 def _by_twin(f, args, tans, kw, kwtans):
@@ -534,6 +544,8 @@ def _fd_mcall(obj, name, tobj, args, tans, kw, kwtans):
     method = getattr(obj, name)
     if (name == "round" or name == "__round__" or name == "astype") and not _zero(tobj) and (
             stair := stair_method(method, args)) is not None:
+        if _marks(*stair, tobj, kw):  # (`a.round(10)`: marked, for tests, as np.round(a, 10) is)
+            return stairs_fd(*stair, tobj, kw, method(*args, **kw)), 0
         stairs_fd(*stair, tobj, kw)
         if stair[0] is np.trunc:  # (`a.astype(int)` exactly on an integer its tangent moves: a jump)
             jump_guard("trunc", "ndarray.astype(int)", obj, tobj)  # (`a.round(13)`: np.round's, a step far below the value where it moves)

@@ -327,6 +327,9 @@ STAIRS_JUDGED: contextvars.ContextVar = contextvars.ContextVar("overdub_stairs_j
 rounding takes the side of the step the value is on, and that side's derivative is the function's."""
 
 
+_NO_VALUE = object()
+
+
 class _Staircased:
     """A number forward mode's duals rounded by a fine step (`staircase_text`): it stands for the value in the
     tests it is made for (`P = round(P, 8); if P > Pc:` in iapws), and refuses the uses that would carry
@@ -354,18 +357,117 @@ class StaircasedInt(_Staircased, int):
     pass
 
 
-def staircased(fn, args, value, kw=None):
-    """fn(*args)'s value `value` where its first argument is a dual: as it is, or marked (`_Staircased`)
-    where the step is far finer than the value."""
-    jump = stair_jump_text(fn, args, kw, getattr(args[0], "tangent", None) if args else None)
+_TEST_UFUNCS = frozenset({np.less, np.less_equal, np.greater, np.greater_equal, np.equal, np.not_equal,
+                          np.isnan, np.isfinite, np.isinf, np.signbit})
+# numpy's functions that only rearrange an array's entries (or ask its shape): a staircased array's stay marked
+_REARRANGING = frozenset({np.transpose, np.reshape, np.ravel, np.squeeze, np.expand_dims, np.swapaxes, np.moveaxis,
+                          np.atleast_1d, np.atleast_2d, np.shape, np.ndim, np.size, np.broadcast_to, np.tile,
+                          np.repeat, np.flip, np.copy})
+
+
+class StaircasedArray(_Staircased):
+    """An array of forward mode's duals rounded by a fine step (`np.round(tile(a, k), 8)`, mosqito's
+    `_get_rns_index`, which rounds a level before finding its band by `<`): it stands for the values in the
+    tests it is made for, as `StaircasedFloat` does for a number. Comparisons give plain booleans, its entries
+    are `StaircasedFloat`s, rearranging keeps it marked; anything else (arithmetic, a reduction, numpy's
+    conversion `np.asarray`, `float`, a store) is refused, `SpecialPoint`: it would carry the staircase's zero
+    derivative on. (Not an ndarray subclass: `np.asarray` would take it for its plain values without asking.)"""
+
+    __slots__ = ("value", "why")
+    __array_priority__ = 1e6
+
+    def __init__(self, value: np.ndarray, why: str):
+        self.value, self.why = value, why
+
+    def _marked(self, v):
+        if isinstance(v, np.ndarray) and v.dtype.kind == "f":
+            return StaircasedArray(v, self.why)
+        if isinstance(v, (float, np.floating)):
+            out = StaircasedFloat(v)
+            out.why = self.why
+            return out
+        return v
+
+    shape = property(lambda self: self.value.shape)
+    ndim = property(lambda self: self.value.ndim)
+    size = property(lambda self: self.value.size)
+    dtype = property(lambda self: self.value.dtype)
+    T = property(lambda self: StaircasedArray(self.value.T, self.why))
+
+    def __len__(self):
+        return len(self.value)
+
+    def __bool__(self):
+        return bool(self.value)
+
+    def __iter__(self):
+        return (self._marked(v) for v in self.value)
+
+    def __getitem__(self, key):
+        return self._marked(self.value[key])
+
+    def __setitem__(self, key, v):
+        self._refused()
+
+    def transpose(self, *axes):
+        return StaircasedArray(self.value.transpose(*axes), self.why)
+
+    def reshape(self, *shape, **kw):
+        return StaircasedArray(self.value.reshape(*shape, **kw), self.why)
+
+    def ravel(self, *args):
+        return StaircasedArray(self.value.ravel(*args), self.why)
+
+    def copy(self, *args):
+        return StaircasedArray(self.value.copy(*args), self.why)
+
+    def _compared(op):
+        def compare(self, other):
+            return op(self.value, other.value if type(other) is StaircasedArray else other)
+        return compare
+
+    __lt__, __le__, __gt__, __ge__ = (_compared(operator.lt), _compared(operator.le), _compared(operator.gt),
+                                      _compared(operator.ge))
+    __eq__, __ne__ = _compared(operator.eq), _compared(operator.ne)
+    __hash__ = _Staircased._refused
+    del _compared
+
+    def __array__(self, *args, **kwargs):
+        self._refused()
+
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        if ufunc not in _TEST_UFUNCS or method != "__call__" or "out" in kwargs:
+            self._refused()
+        return ufunc(*(v.value if type(v) is StaircasedArray else v for v in inputs), **kwargs)
+
+    def __array_function__(self, func, types, args, kwargs):
+        if func not in _REARRANGING or any(type(v) is StaircasedArray for v in kwargs.values()) or \
+                any(type(v) is StaircasedArray for v in args[1:]):
+            self._refused()
+        return self._marked(func(args[0].value, *args[1:], **kwargs))
+
+    def __getattr__(self, name):  # (`.sum()`, `.astype`, `.item()`: what is not a test or a rearranging)
+        if name.startswith("__"):
+            raise AttributeError(name)
+        self._refused()
+
+
+def staircased(fn, args, value, kw=None, tangent=_NO_VALUE):
+    """fn(*args)'s value `value` where its first argument is a dual (or, in a tangent twin, a value moving
+    by `tangent`): as it is, or marked (`_Staircased`) where the step is far finer than the value."""
+    if tangent is _NO_VALUE:
+        tangent = getattr(args[0], "tangent", None) if args else None
+    jump = stair_jump_text(fn, args, kw, tangent)
     if jump is not None:  # (exactly on a jump that the tangent moves across: refused at once)
         raise _stair_jump()(jump, where=_where(), fix=JUMP_FIX)
     text = staircase_text(fn, args, kw)
     if text is None:
         return value
+    if type(value) is np.ndarray and value.dtype.kind == "f" and STAIRS.get(fn) in ("digits", "unit"):
+        return StaircasedArray(value, text)  # (an array rounded: marked as a number is)
     if not isinstance(value, (float, int, np.floating, np.integer)) or isinstance(value, bool) or \
             STAIRS.get(fn) == "modulo":
-        raise SpecialPoint(text, where=_where(), fix=STAIR_FIX)  # (an array, a remainder: refused at once)
+        raise SpecialPoint(text, where=_where(), fix=STAIR_FIX)  # (an array's floor, a remainder: refused at once)
     out = (StaircasedFloat if isinstance(value, (float, np.floating)) else StaircasedInt)(value)
     out.why = text
     return out
@@ -441,17 +543,22 @@ def staircase_reverse(fn, args, kw=None) -> None:
     hits.append((_where(), args[0], "=="))
 
 
-def stairs_fd(fn, args, tangent, kw=None) -> None:
+def stairs_fd(fn, args, tangent, kw=None, value=_NO_VALUE):
     """The tangent twin, before `key = round(t, 10)` (or int) whose result carries no tangent: refused on
-    a fine staircase where t's tangent is not zero (`staircase_fd`); int() at its jumps too."""
+    a fine staircase where t's tangent is not zero (`staircase_fd`); int() at its jumps too. Given the
+    statement's `value`, returned, marked where a rounding's fine staircase would be refused
+    (`staircased`: a number or array that stands for t in tests)."""
     while type(tangent).__name__ == "Dual":
         tangent = tangent.primal
     if tangent is None or (type(tangent) is int and tangent == 0) or not np.any(tangent):
-        return
+        return None if value is _NO_VALUE else value
     if fn is builtins.int and args:
         from ..rules.builtins import _check_int
         _check_int(args[0], known=True)
+    if value is not _NO_VALUE and STAIRS.get(fn) in ("digits", "unit") and fn is not builtins.int:
+        return staircased(fn, args, value, kw, tangent)
     staircase_fd(fn, args, kw, tangent)
+    return None if value is _NO_VALUE else value
 
 
 def int_arg(x):
