@@ -380,6 +380,8 @@ class _Gen:
         own = local_names(fdef, nodes) | {n.name for n in nested}
         _, self.escaping = closure_hazards(fdef, params, nodes)  # (what may be bound again: `_bound_after`)
         self.array_cells: list = []  # (id of a def statement, the captured variables it stores items into)
+        self.unbound_cells: list = []  # (id of a def statement, the captured variables it changes by a method
+        # call, which must be unbound when it is made: `runtime.closure_arrays`)
         self.readers: dict[str, set[str]] = {}
         self.made: dict[str, ast.AST] = {}  # closures made here, by name
         for n in makers:
@@ -1652,8 +1654,11 @@ class _Gen:
         guarded = self.check_closure(name, node, stmt)
         adj = self.closure(name, node)
         arrays = [names for key, names in self.array_cells if key == id(stmt)]
-        if arrays:  # (captured arrays it stores items into: refused, `runtime.closure_arrays`)
-            stmt = [stmt] + at([expr_stmt(call("__od_closure_arrays__", name, _strings(arrays[0])))], stmt)
+        unbound = [names for key, names in self.unbound_cells if key == id(stmt)]
+        if arrays or unbound:  # (captured arrays it stores items into, lists it appends to: refused,
+            # `runtime.closure_arrays`)
+            stmt = [stmt] + at([expr_stmt(call("__od_closure_arrays__", name, _strings(arrays[0] if arrays else []),
+                                               _strings(unbound[0] if unbound else [])))], stmt)
             if not guarded:
                 return stmt, [], adj
         else:
@@ -1706,6 +1711,12 @@ class _Gen:
                 f"closure {name} that is {kind}, writing the differentiated variable "
                 f"`{written[0]}` (`nonlocal`) (call it directly by name, or return the value instead)", node)
         methods, items = _changed_captures(node)
+        if not generator and (unbound := sorted(n for n in methods & self.active if n not in after)):
+            # (a variable not bound again after the closure is made: unbound then, bound only under a flag
+            # (`if return_history: hist = []`), its method call would raise, nothing is changed; checked when
+            # made, irt-parameter-estimation's `mle_zlc`; bound, refused there)
+            self.unbound_cells.append((id(stmt), unbound))
+            methods = methods - set(unbound)
         if not generator and (changed := sorted(methods & self.active)):
             # (its cotangent after the change, the caller's, cannot reach the closure's adjoint: a list
             # appended to in a function given to map or as a key came back 0)

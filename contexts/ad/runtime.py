@@ -2172,6 +2172,14 @@ def _fields_may_differ(a, depth) -> bool:
     return any(_may_differ(v, depth + 1) for v in fields_of(a).values())
 
 
+def _cell_bound(c) -> bool:
+    try:
+        c.cell_contents
+    except ValueError:  # an empty cell
+        return False
+    return True
+
+
 def _cell_value(c):
     try:
         return c.cell_contents
@@ -2976,12 +2984,20 @@ def guard_cells(fn, names):
     return fn
 
 
-def closure_arrays(fn, names) -> None:
+def closure_arrays(fn, names, unbound=()) -> None:
     """Closure fn, just made, passed on or stored, stores items into its captured variables `names`:
     refused where one holds an array (the caller's cotangent for it after the change cannot reach the
     closure's adjoint: `out[i] = x` in a function given to map came back 0). Lists and dicts are boxed by
-    the reverse pass, and pass."""
+    the reverse pass, and pass. The variables `unbound` it changes by a method call (`hist.append(v)`) and
+    that are not bound again after it is made: refused unless unbound now (bound only under a flag)."""
     cells = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ())) if type(fn) is types.FunctionType else {}
+    for n in unbound:
+        if n not in cells or _cell_bound(cells[n]):
+            raise UnsupportedFunction(
+                f"reverse mode cannot differentiate closure {getattr(fn, '__qualname__', fn)}, passed on or stored, "
+                f"changing `{n}` in place by a method call (as `{n}.append(...)`), a variable it captures that may "
+                f"hold a differentiated value where it runs", where=_user_line(),
+                fix=f"call it directly by name, or pass `{n}` to it as an argument")
     for n in names:
         v = _cell_value(cells[n]) if n in cells else None
         if isinstance(v, np.ndarray) or isinstance(v, ArrayLeaf) or type(v).__name__ == "Dual":
