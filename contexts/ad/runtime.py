@@ -10,6 +10,7 @@ cotangent of the function object (of `self` for a bound method, of the captured 
 
 from __future__ import annotations
 
+import ast
 import builtins
 import collections.abc
 import contextlib
@@ -3141,9 +3142,63 @@ def _recording_failed(e, info, fn) -> None:
         _note_lost(e, info, fn)
 
 
+_FORWARDS: dict = {}  # id of a code object -> the index of the cell its function forwards to, or None
+
+
+def _forwarded(fn):
+    """The Python function fn only hands its arguments to, where fn is a forwarding wrapper: parameters
+    `*args, **kwargs` alone, a body of `return target(*args, **kwargs)` (target a cell), after at most a
+    docstring and `warnings.warn(...)` calls reading neither (arch's numba fallback `jit`, a deprecation
+    decorator); else None. Such a call is the target's call: what the target changes in place of the
+    arguments it is handed is then handed on by position (through the spread, refused: `spread_changed`).
+    The warnings are not issued."""
+    code = fn.__code__
+    at = _FORWARDS.get(id(code), _FORWARDS)
+    if at is _FORWARDS:
+        at = _FORWARDS[id(code)] = _forwarding_cell(fn)
+    if at is None or fn.__closure__ is None:
+        return None
+    target = _cell_value(fn.__closure__[at])
+    return target if type(target) is types.FunctionType and target is not fn else None
+
+
+def _forwarding_cell(fn) -> int | None:
+    code = fn.__code__
+    if code.co_argcount or code.co_kwonlyargcount or not code.co_flags & inspect.CO_VARARGS or not code.co_freevars:
+        return None
+    try:
+        tree = get_source(code, fn.__globals__).tree
+    except (OverdubError, OSError, SyntaxError):
+        return None
+    a = tree.args
+    spread, named = a.vararg.arg, a.kwarg.arg if a.kwarg is not None else None
+    if isinstance(tree, ast.Lambda):  # (`lambda *a, **k: f(*a, **k)`)
+        tree = ast.FunctionDef(name="", args=tree.args, body=[ast.Return(value=tree.body)], decorator_list=[])
+    body = tree.body[1:] if tree.body and isinstance(tree.body[0], ast.Expr) and isinstance(
+        tree.body[0].value, ast.Constant) and isinstance(tree.body[0].value.value, str) else tree.body
+    if not body or not isinstance(body[-1], ast.Return) or not isinstance(call := body[-1].value, ast.Call):
+        return None
+    for st in body[:-1]:
+        if not (isinstance(st, ast.Expr) and isinstance(st.value, ast.Call) and ast.unparse(st.value.func) in (
+                "warnings.warn", "warn")) or any(isinstance(n, ast.Name) and n.id in (spread, named)
+                                                  for n in ast.walk(st)):
+            return None
+    if not (isinstance(call.func, ast.Name) and call.func.id in code.co_freevars and len(call.args) == 1
+            and isinstance(call.args[0], ast.Starred) and isinstance(call.args[0].value, ast.Name)
+            and call.args[0].value.id == spread):
+        return None
+    if named is None and call.keywords or named is not None and not (
+            len(call.keywords) == 1 and call.keywords[0].arg is None and isinstance(call.keywords[0].value, ast.Name)
+            and call.keywords[0].value.id == named):
+        return None
+    return code.co_freevars.index(call.func.id)
+
+
 def _twin_call_slow(mask, fn, pre, args, kw, observed=False):
     if _GUARDED and id(fn) in _GUARDED:
         _check_guard(fn)
+    if fn.__closure__ is not None and (target := _forwarded(fn)) is not None:
+        return _twin_call(mask, target, pre, args, kw, observed)
     code = fn.__code__
     given = mask
     constant = 0
