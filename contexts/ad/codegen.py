@@ -1794,7 +1794,7 @@ class _Gen:
         return fwd, adj
 
     # -- the adjoint function -------------------------------------------------------------------
-    def adjoint_function(self, name: str, cells: list[str]) -> ast.FunctionDef:
+    def adjoint_function(self, name: str, cells: list[str], fixed: frozenset = frozenset()) -> ast.FunctionDef:
         init = [assign(d(n), const(None)) for n in sorted(self.dvars | set(self.params) | set(cells))]
         if cells:
             init.append(_given("_od_dcells", [assign(d(c), call(attr("_od_dcells", "get"), const(c))) for c in cells]))
@@ -1825,7 +1825,7 @@ class _Gen:
                              decorator_list=[], returns=None, type_comment=None)
         at([fn], self.fdef)
         # each block's adjoint keeps the lines of the statements it mirrors
-        if _carried_floats(self.adjoints):  # (no fused case has run before the first record)
+        if _carried_floats(self.adjoints, fixed):  # (no fused case has run before the first record)
             fn.body[-2:-2] = at([assign("_od_ran", const(None))], self.fdef)
         records.body += _dispatch(hot if few else sorted(self.adjoints), self.adjoints, self.fdef)
         return fn
@@ -2500,12 +2500,13 @@ def _single_use_temps(fdef) -> set[str]:
             if k == 1 and loads.get(t, 0) == 1 and load_loops.get(t) == store_loops.get(t)}
 
 
-def _carried_floats(blocks: dict[int, list[ast.stmt]]) -> bool:
+def _carried_floats(blocks: dict[int, list[ast.stmt]], fixed: frozenset = frozenset()) -> bool:
     """A block whose whole adjoint is one binary operator's, with its float-fused case (`_float_fused`), and
     whose result's cotangent that case sets (`r = r * x` in a loop): a record of the block right after another
     of the same block whose fused case ran finds that cotangent and the ones added to floats, as that case
     left them (nothing else ran between), and tests only the operands (the loop's adjoint tested four types
-    per pass, a third of its time). `_od_ran` holds k where block k's fused case ran last and no block has
+    per pass, a third of its time) -- those not in `fixed` (`_never_rebound`: every record holds the same
+    object, which that case found a float). `_od_ran` holds k where block k's fused case ran last and no block has
     run since: every other block, and that one's general case, sets it to None (it starts None,
     `_Gen.adjoint_function`). The fused case sets the result's cotangent, so the take's `= None` moves into
     the general case (where neither the test nor the fused case reads it). Rewrites the blocks in place;
@@ -2538,7 +2539,12 @@ def _carried_floats(blocks: dict[int, list[ast.stmt]]) -> bool:
         sets = [b for b in fused.body if type(b) is ast.Assign and isinstance(b.targets[0], ast.Name)
                 and b.targets[0].id == result]
         fused.body = [b for b in fused.body if b not in sets] + sets
-        fused.test = _rename(copy.deepcopy(and_(or_(compare("_od_ran", ast.Eq(), const(k)), and_(*cotangents)), operands)),
+        parts = operands.values if isinstance(operands, ast.BoolOp) else [operands]
+        held = [p for p in parts if _type_test_of(p) in fixed]  # (tested by the record before, on the same object)
+        varying = [p for p in parts if p not in held]
+        fused.test = _rename(copy.deepcopy(and_(or_(compare("_od_ran", ast.Eq(), const(k)), and_(*cotangents, *held)),
+                                                *varying) if varying else
+                                           or_(compare("_od_ran", ast.Eq(), const(k)), and_(*cotangents, *held))),
                              {"_od_g": result})
         fused.body = [_rename(copy.deepcopy(b), {"_od_g": result}) for b in fused.body]
         fused.body = fused.body + at([assign("_od_ran", const(k))], fused)
@@ -2550,6 +2556,23 @@ def _carried_floats(blocks: dict[int, list[ast.stmt]]) -> bool:
         if ks and k not in ks:  # (a block of another kind: no fused case ran last)
             stmts[:0] = at([assign("_od_ran", const(None))], stmts[0] if stmts else None)
     return bool(ks)
+
+
+def _type_test_of(test: ast.expr) -> str | None:
+    """The variable v of a float test `__od_type__(v) is __od_float__` (`_Gen._float_fused`'s), else None."""
+    if (type(test) is ast.Compare and type(test.left) is ast.Call and type(test.left.func) is ast.Name
+            and test.left.func.id == "__od_type__" and len(test.left.args) == 1 and type(test.left.args[0]) is ast.Name
+            and type(test.ops[0]) is ast.Is and type(test.comparators[0]) is ast.Name
+            and test.comparators[0].id == "__od_float__"):
+        return test.left.args[0].id
+    return None
+
+
+def _never_rebound(fwd: ast.FunctionDef) -> frozenset:
+    """The parameters the forward twin never binds again nor deletes, nested scopes included (a `nonlocal`
+    store): each holds the argument's object as long as the twin runs, in every record that saves it."""
+    touched = {n.id for n in all_nodes(fwd) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
+    return frozenset(p for p in param_names(fwd.args) if p not in touched)
 
 
 def _dispatch(ks: list[int], blocks: dict[int, list[ast.stmt]], like, top: bool = True) -> list[ast.stmt]:
@@ -2701,7 +2724,7 @@ def generate(lowered: ast.FunctionDef, active_params: set[str], cells: list[str]
     fwd.body[len(prologue):len(prologue)] = _preset(fwd, gen.maybe_unbound, lowered)
     ast.copy_location(fwd, lowered)
     _fix_returns(fwd)
-    adjoint = gen.adjoint_function(adjoint_name, cells)
+    adjoint = gen.adjoint_function(adjoint_name, cells, _never_rebound(fwd))
     return Generated(forward=fwd, adjoint=adjoint, active=active, params=params, blocks=gen.adjoints,
                      entry=gen.entry, numbers=assumed, sequences=sequences, storing=frozenset(gen.storing))
 
