@@ -61,7 +61,7 @@ HELPERS = ("__od_endless__", "__od_call__", "__od_hot_float__", "__od_acc__", "_
            "__od_loop_item_adj__", "__od_loop_box__", "__od_not_swallowed__", "__od_managed__", "__od_watched__", "__od_entered_as__", "__od_stairs__",
            "__od_stairs_fd__", "__od_divisor_jump__", "__od_operator__", "__od_held__", "__od_live__", "__od_more__", "__od_more_keys__", "__od_keys__",
            "__od_size__", "__od_float__", "__od_int__", "__od_slice__", "__od_reversed__", "__od_getattr_of__", "__od_more_back__", "__od_global_store__", "__od_flat_index__", "__od_global_read__", "__od_state_call__",
-           "__od_one_backs__", "__od_pull_one__")
+           "__od_one_backs__", "__od_pull_one__", "__od_float_back__", "__od_zero_division__")
 
 _OPNAMES = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "truediv", ast.FloorDiv: "floordiv",
             ast.Mod: "mod", ast.Pow: "pow", ast.MatMult: "matmul", ast.LShift: "lshift", ast.RShift: "rshift",
@@ -1478,9 +1478,18 @@ class _Gen:
         cotangent `_od_r[1][0]` added: here taken into `_od_c` by either, and added after."""
         n = len(self.acc(arg, item(item("_od_r", 1), 0)))  # (the statements `body` ends with: arg's cotangent added)
         test = ([is_none(viewed[0])] if viewed is not None else []) + ([is_none(d(method_obj))] if method_obj else [])
-        # (one statement: the adjoint's size, and so the first call's time, grows by little per site)
-        fast = assign("_od_c", if_exp(and_(compare(item(pb, 0), ast.In(), "__od_one_backs__"), *test),
-                                      call("__od_pull_one__", pb, "_od_g"), const(None)))
+        # (one statement: the adjoint's size, and so the first call's time, grows by little per site); a math
+        # function of a float (`_float_back`, scalar code's every call) by `pull_one`'s first case inline, in a
+        # `try` that costs nothing where nothing is raised: its partial at a singular point divides by zero,
+        # and None sends the site to the pullback then, as `pull_one` does (whose other cases have no side
+        # effects: the pullback computes again what raised)
+        general = if_exp(and_(compare(item(pb, 0), ast.In(), "__od_one_backs__"), *test),
+                         call("__od_pull_one__", pb, "_od_g"), const(None))
+        floats = and_(is_(item(pb, 0), "__od_float_back__"), is_(call("__od_type__", "_od_g"), "__od_float__"),
+                      compare("_od_g", ast.NotEq(), const(0.0)), *copy.deepcopy(test))
+        partial = binop("_od_g", ast.Mult(), call(item(pb, 1), item(pb, 2), item(pb, 3)))
+        fast = try_except([assign("_od_c", if_exp(floats, partial, general))], "__od_zero_division__",
+                          [assign("_od_c", const(None))])
         slow = run + body[:-n] + [assign("_od_c", item(item("_od_r", 1), 0))]
         out = [fast, if_(is_none("_od_c"), slow)]
         for node in out:  # (`show_adjoint` prints the general statements: `show._fold`)
