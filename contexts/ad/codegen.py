@@ -1445,7 +1445,13 @@ class _Gen:
             adj = self.take(name) + [_given(pb, self.pulled_one(pb, v.args[0].id, method_obj, viewed, pre + run, body))]
         else:
             adj = self.take(name) + pre + [_given(pb, run + (body or [ast.Pass()]))]
-        if handed_fwd:
+        if handed_fwd and hot_site:
+            # (a math function of a float, `hot_float_call`'s answer, changes nothing in place: the count of
+            # changes is read around the general call only, and the other branch notes no change)
+            branch = fwd_call[-1]  # `if _od_hotN is None: <the call> else: <its answer>`
+            branch.body = handed_fwd[:1] + branch.body + handed_fwd[1:]
+            branch.orelse = branch.orelse + at([assign(viewed[0], const(None))], s)
+        elif handed_fwd:
             fwd_call = handed_fwd[:1] + fwd_call + handed_fwd[1:]
         spreads = [a.value for a in v.args if isinstance(a, ast.Starred)]
         named = [k.value for k in v.keywords if k.arg is None]
