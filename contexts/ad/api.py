@@ -27,7 +27,7 @@ from ..rules.ties import KINK_MARK as _KINK_MARK
 from ..rules.watch import JUMP_WATCH as _JUMP_WATCH
 from ..rules import generic as _generic, leaves as _leaf_types
 from ..rules.leaves import ArrayLeaf, Scalar, as_array, as_float, container_of, in_kind, kind_of, np_dtype
-from .custom import _level
+from .custom import nestlevel as _nestlevel
 from .codegen import ARGUMENTS_ONLY, CELLS_CONSTANT, EVERY_ARGUMENT
 from .observe import _check as _checking, observed_entry, observer
 from . import runtime as _runtime
@@ -174,10 +174,10 @@ def _record(f, args, kwargs, full=True, mask=None):
     if not callable(f):
         _check_callable(f)
     _depth.enter()
-    if not _level.get():
+    level = _nestlevel()
+    if not level:
         _fresh_recording()
-    token = _level.set(_level.get() + 1)
-    hits = _SPECIAL_HITS.set(_Hits())
+    hits = _SPECIAL_HITS.set(_recording(level + 1))
     try:
         obs = observer()
         if obs is not None:
@@ -191,11 +191,19 @@ def _record(f, args, kwargs, full=True, mask=None):
     finally:
         found = _SPECIAL_HITS.get()
         _SPECIAL_HITS.reset(hits)
-        _level.reset(token)
         _depth.leave()
     if found:
         _check_special(f, args, kwargs, found)
     return out
+
+
+def _recording(level: int) -> _Hits:
+    """The state of one recording (or reverse pass), held by the one context variable `SPECIAL_HITS` while it
+    runs: the equality tests it finds equal (`lowered.runtime.equality_guard`) and `level`, how many
+    recordings run around the code it runs (`nestlevel`)."""
+    found = _Hits()
+    found.level = level
+    return found
 
 
 def _fresh_recording() -> None:
@@ -264,7 +272,7 @@ def _reverse(pb, dy, args, y=None, f=None, kwargs=None, checked=None):
         return None, tuple(finalize(None, a) for a in args)
     S = Session()
     _depth.enter()
-    hits = _SPECIAL_HITS.set(_Hits()) if f is not None else None
+    hits = _SPECIAL_HITS.set(_recording(_nestlevel())) if f is not None else None
     try:
         try:
             dfn, dargs, _dkw = pb[0](pb, dy, None, S)
@@ -703,11 +711,12 @@ def _float_gradient(f, args):
     info = short[0]
     _depth.enter()
     try:
-        level = _level.get()
+        outer = _SPECIAL_HITS.get()  # (`_nestlevel`, inline)
+        level = 0 if outer is None else outer.level
         if not level:
             _fresh_recording()
-        token = _level.set(level + 1)
-        found = _Hits()
+        found = _Hits()  # (`_recording(level + 1)`, inline)
+        found.level = level + 1
         hits = _SPECIAL_HITS.set(found)
         try:
             try:
@@ -722,7 +731,7 @@ def _float_gradient(f, args):
                         raise
                     pb = (_twin_back, info, tape, 0, 1, _NOKW, f, None)
             finally:
-                _level.reset(token)
+                found.level = level  # (the reverse pass runs at the caller's level)
             checked = None
             if found:
                 checked = _check_special(f, args, {}, found[:]), found[:]
@@ -778,12 +787,15 @@ def _value_and_gradient(f, args, wrt=None):
         chosen, mask = _wrt_mask(args, wrt)
     _depth.enter()
     try:
-        level = _level.get()
+        outer = _SPECIAL_HITS.get()  # (`_nestlevel`, inline)
+        level = 0 if outer is None else outer.level
         if not level:
             _fresh_recording()
-        token = _level.set(level + 1)
-        found = _Hits()  # (equality tests found equal by the recording, and by recordings the reverse pass
-        hits = _SPECIAL_HITS.set(found)  # makes, a Python operator's adjoint: does the value move? forward mode says)
+        # (equality tests found equal by the recording, and by recordings the reverse pass makes, a Python
+        # operator's adjoint: does the value move? forward mode says; and the recordings' level, `nestlevel`)
+        found = _Hits()  # (`_recording(level + 1)`, inline)
+        found.level = level + 1
+        hits = _SPECIAL_HITS.set(found)
         try:
             try:
                 obs = observer() if _checking.get() is not None or _stack.get() else None  # (the common case)
@@ -815,7 +827,7 @@ def _value_and_gradient(f, args, wrt=None):
                 else:  # a debugging context or ADContext(check=True) sees every operation
                     y, pb = observed_entry(obs, mask, f, args, {})
             finally:
-                _level.reset(token)
+                found.level = level  # (the reverse pass runs at the caller's level)
             checked = None
             if found:
                 checked = _check_special(f, args, {}, found[:]), found[:]
@@ -1086,7 +1098,7 @@ def _answered(f, args, wrt):
         except SidesTaken as e:
             return _sides_taken(f, args, wrt, e)
     except LIMITS as e:
-        if not BY_FORWARD or _level.get():
+        if not BY_FORWARD or _nestlevel():
             raise
         return BY_FORWARD[0](f, args, wrt, e)
 
@@ -1145,7 +1157,7 @@ def gradient(f: Callable, *args: Any, wrt: int | tuple[int, ...] | None = None) 
         except SidesTaken as e:
             return _sides_taken(f, args, wrt, e)[1]
     except LIMITS as e:
-        if not BY_FORWARD or _level.get():
+        if not BY_FORWARD or _nestlevel():
             raise
         return BY_FORWARD[0](f, args, wrt, e)[1]
 
@@ -1261,7 +1273,7 @@ def jacobian(f: Callable, *args: Any, mode: str = "auto"):
     if mode != "reverse" and mode != "auto":
         raise OverdubError(f"unknown jacobian mode {mode!r}",
                            fix='use mode="auto" (the default), mode="reverse" or mode="forward"')
-    if mode == "auto" and 0 < _plain_inputs(args) <= FORWARD_FIRST and not _level.get():
+    if mode == "auto" and 0 < _plain_inputs(args) <= FORWARD_FIRST and not _nestlevel():
         # a few plain floats in: forward mode's one pass first (a Jacobian of them has, almost always, more
         # outputs than inputs; reverse mode's recording, made first to count the outputs, cost as much as
         # forward mode's whole answer: statsmodels' arma_acf 531 ms against 148 ms)

@@ -61,7 +61,7 @@ HELPERS = ("__od_endless__", "__od_call__", "__od_hot_float__", "__od_acc__", "_
            "__od_loop_item_adj__", "__od_loop_box__", "__od_not_swallowed__", "__od_managed__", "__od_watched__", "__od_entered_as__", "__od_stairs__",
            "__od_stairs_fd__", "__od_divisor_jump__", "__od_operator__", "__od_held__", "__od_live__", "__od_more__", "__od_more_keys__", "__od_keys__",
            "__od_size__", "__od_float__", "__od_int__", "__od_slice__", "__od_reversed__", "__od_getattr_of__", "__od_more_back__", "__od_global_store__", "__od_flat_index__", "__od_global_read__", "__od_state_call__",
-           "__od_one_backs__", "__od_pull_one__")
+           "__od_one_backs__", "__od_pull_one__", "__od_float_back__", "__od_zero_division__")
 
 _OPNAMES = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "truediv", ast.FloorDiv: "floordiv",
             ast.Mod: "mod", ast.Pow: "pow", ast.MatMult: "matmul", ast.LShift: "lshift", ast.RShift: "rshift",
@@ -1447,7 +1447,13 @@ class _Gen:
             adj = self.take(name) + [_given(pb, self.pulled_one(pb, v.args[0].id, method_obj, viewed, pre + run, body))]
         else:
             adj = self.take(name) + pre + [_given(pb, run + (body or [ast.Pass()]))]
-        if handed_fwd:
+        if handed_fwd and hot_site:
+            # (a math function of a float, `hot_float_call`'s answer, changes nothing in place: the count of
+            # changes is read around the general call only, and the other branch notes no change)
+            branch = fwd_call[-1]  # `if _od_hotN is None: <the call> else: <its answer>`
+            branch.body = handed_fwd[:1] + branch.body + handed_fwd[1:]
+            branch.orelse = branch.orelse + at([assign(viewed[0], const(None))], s)
+        elif handed_fwd:
             fwd_call = handed_fwd[:1] + fwd_call + handed_fwd[1:]
         spreads = [a.value for a in v.args if isinstance(a, ast.Starred)]
         named = [k.value for k in v.keywords if k.arg is None]
@@ -1480,9 +1486,18 @@ class _Gen:
         cotangent `_od_r[1][0]` added: here taken into `_od_c` by either, and added after."""
         n = len(self.acc(arg, item(item("_od_r", 1), 0)))  # (the statements `body` ends with: arg's cotangent added)
         test = ([is_none(viewed[0])] if viewed is not None else []) + ([is_none(d(method_obj))] if method_obj else [])
-        # (one statement: the adjoint's size, and so the first call's time, grows by little per site)
-        fast = assign("_od_c", if_exp(and_(compare(item(pb, 0), ast.In(), "__od_one_backs__"), *test),
-                                      call("__od_pull_one__", pb, "_od_g"), const(None)))
+        # (one statement: the adjoint's size, and so the first call's time, grows by little per site); a math
+        # function of a float (`_float_back`, scalar code's every call) by `pull_one`'s first case inline, in a
+        # `try` that costs nothing where nothing is raised: its partial at a singular point divides by zero,
+        # and None sends the site to the pullback then, as `pull_one` does (whose other cases have no side
+        # effects: the pullback computes again what raised)
+        general = if_exp(and_(compare(item(pb, 0), ast.In(), "__od_one_backs__"), *test),
+                         call("__od_pull_one__", pb, "_od_g"), const(None))
+        floats = and_(is_(item(pb, 0), "__od_float_back__"), is_(call("__od_type__", "_od_g"), "__od_float__"),
+                      compare("_od_g", ast.NotEq(), const(0.0)), *copy.deepcopy(test))
+        partial = binop("_od_g", ast.Mult(), call(item(pb, 1), item(pb, 2), item(pb, 3)))
+        fast = try_except([assign("_od_c", if_exp(floats, partial, general))], "__od_zero_division__",
+                          [assign("_od_c", const(None))])
         slow = run + body[:-n] + [assign("_od_c", item(item("_od_r", 1), 0))]
         out = [fast, if_(is_none("_od_c"), slow)]
         for node in out:  # (`show_adjoint` prints the general statements: `show._fold`)
@@ -1805,7 +1820,7 @@ class _Gen:
         return fwd, adj
 
     # -- the adjoint function -------------------------------------------------------------------
-    def adjoint_function(self, name: str, cells: list[str]) -> ast.FunctionDef:
+    def adjoint_function(self, name: str, cells: list[str], fixed: frozenset = frozenset()) -> ast.FunctionDef:
         init = [assign(d(n), const(None)) for n in sorted(self.dvars | set(self.params) | set(cells))]
         if cells:
             init.append(_given("_od_dcells", [assign(d(c), call(attr("_od_dcells", "get"), const(c))) for c in cells]))
@@ -1836,7 +1851,7 @@ class _Gen:
                              decorator_list=[], returns=None, type_comment=None)
         at([fn], self.fdef)
         # each block's adjoint keeps the lines of the statements it mirrors
-        if _carried_floats(self.adjoints):  # (no fused case has run before the first record)
+        if _carried_floats(self.adjoints, fixed):  # (no fused case has run before the first record)
             fn.body[-2:-2] = at([assign("_od_ran", const(None))], self.fdef)
         records.body += _dispatch(hot if few else sorted(self.adjoints), self.adjoints, self.fdef)
         return fn
@@ -2511,12 +2526,13 @@ def _single_use_temps(fdef) -> set[str]:
             if k == 1 and loads.get(t, 0) == 1 and load_loops.get(t) == store_loops.get(t)}
 
 
-def _carried_floats(blocks: dict[int, list[ast.stmt]]) -> bool:
+def _carried_floats(blocks: dict[int, list[ast.stmt]], fixed: frozenset = frozenset()) -> bool:
     """A block whose whole adjoint is one binary operator's, with its float-fused case (`_float_fused`), and
     whose result's cotangent that case sets (`r = r * x` in a loop): a record of the block right after another
     of the same block whose fused case ran finds that cotangent and the ones added to floats, as that case
     left them (nothing else ran between), and tests only the operands (the loop's adjoint tested four types
-    per pass, a third of its time). `_od_ran` holds k where block k's fused case ran last and no block has
+    per pass, a third of its time) -- those not in `fixed` (`_never_rebound`: every record holds the same
+    object, which that case found a float). `_od_ran` holds k where block k's fused case ran last and no block has
     run since: every other block, and that one's general case, sets it to None (it starts None,
     `_Gen.adjoint_function`). The fused case sets the result's cotangent, so the take's `= None` moves into
     the general case (where neither the test nor the fused case reads it). Rewrites the blocks in place;
@@ -2549,7 +2565,12 @@ def _carried_floats(blocks: dict[int, list[ast.stmt]]) -> bool:
         sets = [b for b in fused.body if type(b) is ast.Assign and isinstance(b.targets[0], ast.Name)
                 and b.targets[0].id == result]
         fused.body = [b for b in fused.body if b not in sets] + sets
-        fused.test = _rename(copy.deepcopy(and_(or_(compare("_od_ran", ast.Eq(), const(k)), and_(*cotangents)), operands)),
+        parts = operands.values if isinstance(operands, ast.BoolOp) else [operands]
+        held = [p for p in parts if _type_test_of(p) in fixed]  # (tested by the record before, on the same object)
+        varying = [p for p in parts if p not in held]
+        fused.test = _rename(copy.deepcopy(and_(or_(compare("_od_ran", ast.Eq(), const(k)), and_(*cotangents, *held)),
+                                                *varying) if varying else
+                                           or_(compare("_od_ran", ast.Eq(), const(k)), and_(*cotangents, *held))),
                              {"_od_g": result})
         fused.body = [_rename(copy.deepcopy(b), {"_od_g": result}) for b in fused.body]
         fused.body = fused.body + at([assign("_od_ran", const(k))], fused)
@@ -2561,6 +2582,23 @@ def _carried_floats(blocks: dict[int, list[ast.stmt]]) -> bool:
         if ks and k not in ks:  # (a block of another kind: no fused case ran last)
             stmts[:0] = at([assign("_od_ran", const(None))], stmts[0] if stmts else None)
     return bool(ks)
+
+
+def _type_test_of(test: ast.expr) -> str | None:
+    """The variable v of a float test `__od_type__(v) is __od_float__` (`_Gen._float_fused`'s), else None."""
+    if (type(test) is ast.Compare and type(test.left) is ast.Call and type(test.left.func) is ast.Name
+            and test.left.func.id == "__od_type__" and len(test.left.args) == 1 and type(test.left.args[0]) is ast.Name
+            and type(test.ops[0]) is ast.Is and type(test.comparators[0]) is ast.Name
+            and test.comparators[0].id == "__od_float__"):
+        return test.left.args[0].id
+    return None
+
+
+def _never_rebound(fwd: ast.FunctionDef) -> frozenset:
+    """The parameters the forward twin never binds again nor deletes, nested scopes included (a `nonlocal`
+    store): each holds the argument's object as long as the twin runs, in every record that saves it."""
+    touched = {n.id for n in all_nodes(fwd) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
+    return frozenset(p for p in param_names(fwd.args) if p not in touched)
 
 
 def _dispatch(ks: list[int], blocks: dict[int, list[ast.stmt]], like, top: bool = True) -> list[ast.stmt]:
@@ -2712,7 +2750,7 @@ def generate(lowered: ast.FunctionDef, active_params: set[str], cells: list[str]
     fwd.body[len(prologue):len(prologue)] = _preset(fwd, gen.maybe_unbound, lowered)
     ast.copy_location(fwd, lowered)
     _fix_returns(fwd)
-    adjoint = gen.adjoint_function(adjoint_name, cells)
+    adjoint = gen.adjoint_function(adjoint_name, cells, _never_rebound(fwd))
     return Generated(forward=fwd, adjoint=adjoint, active=active, params=params, blocks=gen.adjoints,
                      entry=gen.entry, numbers=assumed, sequences=sequences, storing=frozenset(gen.storing))
 

@@ -6,17 +6,14 @@ and takes effect at once, even for functions differentiated before.
 
 from __future__ import annotations
 
-import contextvars
 from typing import Any, Callable
 
 import wrapt
 
 from ..rules.registry import registry
+from ..rules.ties import SPECIAL_HITS
 
 __all__ = ["custom_adjoint", "adjoint", "hook", "checkpoint", "stop_gradient", "nestlevel"]
-
-_level = contextvars.ContextVar("overdub_ad_nestlevel", default=0)
-
 
 def nestlevel() -> int:
     """How many reverse-mode passes are recording around the caller (0 outside any `gradient`).
@@ -27,7 +24,8 @@ def nestlevel() -> int:
     >>> seen
     [1]
     """
-    return _level.get()
+    state = SPECIAL_HITS.get()  # (a recording's state: `api._recording`)
+    return 0 if state is None else state.level
 
 
 def custom_adjoint(fn: Callable) -> Callable[[Callable], Callable]:

@@ -3758,6 +3758,7 @@ HELPER_IMPLS = {
     "__od_guard_cells__": runtime.guard_cells, "__od_closure_arrays__": runtime.closure_arrays,
     "__od_closure_made__": runtime.closure_made, "__od_unguard__": runtime.unguard, "__od_held__": held,
     "__od_one_backs__": runtime.ONE_BACKS, "__od_pull_one__": runtime.pull_one,
+    "__od_float_back__": runtime._float_back, "__od_zero_division__": ZeroDivisionError,
 }
 assert set(HELPER_IMPLS) == set(HELPERS)
 HELPER_CELLS = {k: types.CellType(v) for k, v in HELPER_IMPLS.items()}

@@ -2187,8 +2187,9 @@ def closed_in(hist: dict) -> None:
 
 class Hits(list):
     """A recording's `SPECIAL_HITS`: the tests found equal (or closing in), and the largest gap each
-    ordering (its code and line) has met (`narrowing`)."""
-    __slots__ = ("gaps", "exits")  # (made by the first ordering noted: most recordings meet none)
+    ordering (its code and line) has met (`narrowing`); `level`, set by the mode that makes it, counts the
+    recordings running around it (reverse mode's `nestlevel`: its one context variable per recording)."""
+    __slots__ = ("gaps", "exits", "level")  # (gaps, exits: made by the first ordering noted: most recordings meet none)
 
 
 _F8 = np.float64

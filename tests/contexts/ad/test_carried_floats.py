@@ -6,6 +6,8 @@ a record after one whose operands were no floats (an int, a numpy float64), and 
 
 from __future__ import annotations
 
+import ast
+
 import numpy as np
 
 from contexts import gradient, show_adjoint
@@ -129,3 +131,51 @@ def test_the_folded_adjoint_shows_no_flag():
     assert "_od_ran" in show_adjoint(loop_pow, raw=True)  # (the loop's block is one these tests reach)
     text = show_adjoint(loop_pow)
     assert "_od_" not in text and "fused" not in text
+
+
+def _fused_test(f) -> tuple[str, str]:
+    """(the part of f's loop's fused test that a run of its records carries, the part tested in every record)."""
+    line = next(t for t in show_adjoint(f, raw=True).splitlines() if "_od_ran ==" in t and t.strip().startswith("if"))
+    test = ast.parse(line.strip()[3:-1], mode="eval").body
+    carried, *each = test.values
+    return ast.unparse(carried), " ".join(ast.unparse(e) for e in each)
+
+
+def test_a_parameter_never_rebound_is_tested_once_per_run_of_records():
+    carried, each = _fused_test(loop_pow)
+    assert "__od_type__(x)" in carried and "__od_type__(x)" not in each
+
+
+def rebinds_x(x, n):
+    r = 1.0
+    while n > 0:
+        n -= 1
+        r = r * x
+        if n == 2:
+            x = 2  # (an int from here: the records after hold another object, tested again)
+    return r
+
+
+def test_a_rebound_parameter_is_tested_in_every_record():
+    carried, each = _fused_test(rebinds_x)
+    assert "__od_type__(x)" in each
+    for x in (1.1, -0.6):
+        assert abs(gradient(rebinds_x, x, 5)[0] - 12 * x * x) < 1e-12  # (r = x**3 * 2 * 2)
+
+
+def rebinds_x_inside(x, n):
+    def to_int():
+        nonlocal x
+        x = 2
+    r = 1.0
+    while n > 0:
+        n -= 1
+        r = r * x
+        if n == 2:
+            to_int()  # (rebound by a nested function: as above)
+    return r
+
+
+def test_a_parameter_rebound_by_a_nested_function_is_tested_in_every_record():
+    for x in (1.1, -0.6):
+        assert abs(gradient(rebinds_x_inside, x, 5)[0] - 12 * x * x) < 1e-12
