@@ -1066,7 +1066,7 @@ class SidesTaken(StairJump):
     other reverse-mode entry points refuse."""
 
 
-from ..rules.ties import CONE_TIP, SINGULAR_STILL, KINK_MARK, KINK_TIE, MOVING_TIE, SPECIAL_HITS, _differ, lex_keys, lex_parting, lex_tied, parting_unsorted, plain  # noqa: E402  (defined below the rules: a sort's adjoint notes its ties)
+from ..rules.ties import CONE_TIP, SINGULAR_STILL, KINK_MARK, KINK_TIE, MOVING_TIE, STEP_JUMP, SPECIAL_HITS, _differ, lex_keys, lex_parting, lex_tied, parting_unsorted, plain  # noqa: E402  (defined below the rules: a sort's adjoint notes its ties)
 
 CHECK_SPECIAL: list = []
 """[check(f, args, kwargs, hits)]: set by `contexts.compose` (above both modes): runs f by forward mode
@@ -2525,6 +2525,7 @@ def jump_guard(kind: str, name: str, x, tangent=None, axis=None, noted: bool = F
 
 
 MOVING_TIE.append(lambda a, b, ta, tb: moving_tie(a, b, ta, tb))
+STEP_JUMP.append(lambda name, x, t: jump_guard("floor", name, x, t))
 
 
 def _cone_tip(name: str) -> None:

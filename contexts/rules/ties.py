@@ -101,6 +101,19 @@ def at_tip(x) -> None:
         MOVING_TIE[0](x.primal, 0.0, x.tangent, None)
 
 
+STEP_JUMP: list = []
+"""[step_jump(name, x, tangent)]: set by `lowered.runtime` (above the rules): its `jump_guard` of a floor's jumps,
+refusing where x is an integer its tangent moves (forward mode), noting it for forward mode to tell (reverse
+mode, no tangent)."""
+
+
+def step_jump(name: str, x, t=None) -> None:
+    """A rule whose result steps where x (a number computed from its arguments: np.arange's length
+    `(stop - start) / step`) is an integer: refused there where x moves, as `np.floor(x)` is."""
+    if STEP_JUMP:
+        STEP_JUMP[0](name, x, t)
+
+
 CONE_TIP: list = []
 """[cone_tip(name)]: set by `lowered.runtime` (above the rules), which raises a `SpecialCase` (judged from
 the two sides of the point) outside a side's run and the rerun that judges."""

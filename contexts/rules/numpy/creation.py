@@ -15,6 +15,7 @@ from overdub.errors import OverdubError
 from ..cotangents import Refused
 from ..registry import _POSITIONAL_NAMES as POSITIONAL_NAMES, NoRuleError, registry
 from ..sparsity_specs import CONSTRUCTOR, INDICES, Custom
+from ..ties import plain as plain_value, step_jump
 from ._util import is_dual, match_primal
 
 registry.nondifferentiable(
@@ -100,6 +101,47 @@ def _arange_parts(args, kwargs):
     return args[0], args[2], (0, 2)
 
 
+def _length_jump(args, kwargs, tangents=None) -> None:
+    """np.arange's length steps where `(stop - start) / step` is a whole number >= 0 (`np.arange(1, n)` at n =
+    37.0 has 36 entries, just above 37: nolds' `expected_rs(n)` sums a term `sqrt((n - 37) / 37)` that appears
+    there, whose derivative is infinite; both modes gave the left side's slope, silently). Refused there where
+    start, stop or step moves (forward mode: `tangents` by position), noted for forward mode to tell (reverse
+    mode), as `np.floor`'s jumps are (`ties.step_jump`)."""
+    if len(args) + len(kwargs) == 0:
+        return
+    kw = dict(kwargs)
+    if len(args) == 1 and "stop" not in kw:
+        spots = {"stop": 0}
+    else:
+        spots = {"start": 0, "stop": 1, "step": 2}
+    values = {"start": 0, "stop": None, "step": 1}
+    rates = {"start": 0.0, "stop": 0.0, "step": 0.0}
+    for name in values:
+        i = spots.get(name)
+        if i is not None and i < len(args):
+            values[name] = args[i]
+            t = tangents[i] if tangents is not None and i < len(tangents) else None
+            rates[name] = 0.0 if t is None else t
+        elif name in kw:
+            values[name] = kw[name]
+    start, stop, step = (plain_value(values[k]) for k in ("start", "stop", "step"))
+    if stop is None or not all(isinstance(v, (int, float, np.integer, np.floating)) for v in (start, stop, step)) \
+            or not step or all(isinstance(v, (int, np.integer)) for v in (start, stop, step)):  # (ints: no derivative)
+        return
+    q = (stop - start) / step
+    if q < 0 or q != np.floor(q):
+        return
+    if tangents is None:
+        step_jump("np.arange's length", q)
+        return
+    try:
+        ts, te, th = (np.asarray(plain_value(rates[k]), dtype=float) for k in ("start", "stop", "step"))
+    except (TypeError, ValueError):
+        step_jump("np.arange's length", q)
+        return
+    step_jump("np.arange's length", q, (te - ts) / step - q * th / step)
+
+
 # (np.arange has no signature to read: `np.arange(start=s, stop=e, step=h)` is run as `np.arange(s, e, h)` by the
 # engines' `by_position`, whose cotangents go back by name; seirsplus' `np.arange(start=self.t, ..., step=dt)`)
 POSITIONAL_NAMES[np.arange] = ("start", "stop", "step")
@@ -110,6 +152,7 @@ def arange_rrule(*args, **kwargs):
     """d(start + i * step): ones for start, i for step; the stop sets how many (a step: no derivative)."""
     y = np.arange(*args, **kwargs)
     start, step, (i_start, i_step) = _arange_parts(args, kwargs)
+    _length_jump(args, kwargs)
 
     def arange_pullback(dy):
         out = [None] * len(args)
@@ -132,6 +175,7 @@ def arange_rrule(*args, **kwargs):
 @registry.frule(np.arange)
 def arange_frule(tangents, *args, **kwargs):
     y = np.arange(*args, **kwargs)
+    _length_jump(args, kwargs, tangents)
     if y.dtype.kind not in "fc":
         return y, None
     _, _, (i_start, i_step) = _arange_parts(args, kwargs)
