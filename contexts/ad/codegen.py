@@ -56,7 +56,7 @@ HELPERS = ("__od_endless__", "__od_call__", "__od_hot_float__", "__od_acc__", "_
            "__od_call_views__", "__od_call_merge__", "__od_spread_changed__", "__od_match_guard__", "__od_dict_parts__",
            "__od_enumerate_at__", "__od_primal__", "__od_instance_of__", "__od_rounded__", "__od_getattr__", "__od_module__", "__od_int_arg__",
            "__od_locals__", "__od_binop__", "__od_unary_adj__", "__od_float64__", "__od_object__", "__od_native_items__", "__od_subscript__", "__od_subscript_adj__", "__od_type__", "__od_held_backs__", "__od_dropped__",
-           "__od_viewed__", "__od_bare__", "__od_text__", "__od_text_of__", "__od_text_map__", "__od_text_join__", "__od_printed__", "__od_text_mod__", "__od_inverted__", "__od_fmt__", "__od_parsed__", "__od_guard_cells__", "__od_closure_arrays__", "__od_closure_made__",
+           "__od_viewed__", "__od_bare__", "__od_text__", "__od_text_of__", "__od_text_map__", "__od_text_join__", "__od_printed__", "__od_text_mod__", "__od_inverted__", "__od_fmt__", "__od_parsed__", "__od_guard_cells__", "__od_closure_arrays__", "__od_refused_exit__", "__od_closure_made__",
            "__od_unguard__", "__od_caught__", "__od_key_guard__", "__od_key_lookup__", "__od_number_item__", "__od_state_box__", "__od_inert_read__", "__od_dropped_op__", "__od_converted_store__", "__od_plain_values__", "__od_call_viewed__", "__od_kw_tape__", "__od_kw_spread__", "__od_duration__",
            "__od_loop_item_adj__", "__od_loop_box__", "__od_not_swallowed__", "__od_managed__", "__od_watched__", "__od_entered_as__", "__od_stairs__",
            "__od_stairs_fd__", "__od_divisor_jump__", "__od_operator__", "__od_held__", "__od_live__", "__od_more__", "__od_more_keys__", "__od_keys__",
@@ -503,6 +503,8 @@ class _Gen:
                     h.body = at([expr_stmt(call("__od_caught__"))], h) + h.body
                 # a refusal is not the code's to catch (`overdub.errors.not_swallowed`)
                 h.body = at([expr_stmt(call("__od_not_swallowed__"))], h) + h.body
+                if (m := getattr(s, "_od_with_manager", None)) is not None:  # (`entered`'s: its manager left
+                    h.body = at([expr_stmt(call("__od_refused_exit__", load(m)))], h) + h.body  # first)
             s.orelse = self.body(s.orelse) if s.orelse else []
             s.finalbody = self.body(s.finalbody) if s.finalbody else []
             return [s]
@@ -552,6 +554,7 @@ class _Gen:
         node = ast.Try(body=s.body, handlers=[handler], orelse=method_call(ex, "__exit__", [const(None)] * 3),
                        finalbody=[])
         node._od_try = True
+        node._od_with_manager = m  # (left as the block's end leaves it where a refusal goes through: `refused_exit`)
         out = method_call(target, "__enter__", []) + [node]
         for st in out:
             ast.copy_location(st, s)

@@ -31,7 +31,7 @@ from ..rules.operator import scaled_duration
 from ..rules.operator import DERIVATIVES, pow_dn, pow_dx
 from ..rules.registry import C_METHOD, function_tree, own_operators, registry
 from overdub.errors import OverdubError, lost_work, not_swallowed as _not_swallowed
-from overdub.ops import Unswallowing
+from overdub.ops import Unswallowing, refused
 from overdub.ops import HEAPTYPE
 
 from . import observe, runtime
@@ -3455,6 +3455,15 @@ def not_swallowed() -> None:
                 "(jacfwd, derivative)") from e
 
 
+def refused_exit(m) -> None:
+    """`__od_refused_exit__` at the start of the handler of a `with m:` run as its calls (`codegen.entered`): a
+    refusal going through is no exception of the block's, whose `__exit__` might swallow it; m is left as the
+    block's end leaves it (`m.__exit__(None, None, None)`), natively, before the refusal goes on (it did not:
+    a `redirect_stdout` stayed redirected after reverse mode refused inside it, rayoptics, sweep U)."""
+    if refused(sys.exc_info()[1]):
+        m.__exit__(None, None, None)
+
+
 class _Watched(Unswallowing):
     """`with m:` in reverse mode's twins (`__od_watched__`): m's own `__enter__` and `__exit__` (a refusal is not
     its to swallow); where `__exit__` swallows an exception that left a call whose recorded work it lost (a
@@ -3756,6 +3765,7 @@ HELPER_IMPLS = {
     "__od_subscript_adj__": subscript_adj, "__od_type__": type,
     "__od_held_backs__": runtime.HELD_BACKS, "__od_viewed__": Viewed, "__od_bare__": Bare,
     "__od_guard_cells__": runtime.guard_cells, "__od_closure_arrays__": runtime.closure_arrays,
+    "__od_refused_exit__": refused_exit,
     "__od_closure_made__": runtime.closure_made, "__od_unguard__": runtime.unguard, "__od_held__": held,
     "__od_one_backs__": runtime.ONE_BACKS, "__od_pull_one__": runtime.pull_one,
     "__od_float_back__": runtime._float_back, "__od_zero_division__": ZeroDivisionError,
