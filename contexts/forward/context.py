@@ -1406,9 +1406,18 @@ def _vectorized(ctx, vec, args, kwargs):
     (`rules.numpy.stand_ins.vectorized`), the function run on each element's duals (numpy's own loop turns
     its inputs into object arrays, which duals refuse). Object outputs (`otypes="O"`, np.frompyfunc's) are
     stacked in the results' own dtype: a tangent has no place in an object array."""
+    whole = vec.otypes is not None and len(vec.otypes) == 1 and np.dtype(vec.otypes[0]).kind == "O" \
+        and vec.signature is None  # (one object output: a tuple the function returns is held whole)
     if vec.otypes and "O" in vec.otypes:
         vec = np.vectorize(vec.pyfunc, excluded=vec.excluded, signature=vec.signature, cache=True)
-    return ctx.recurse(vectorized, vec, *args, **kwargs)
+    out = ctx.recurse(vectorized, vec, *args, **kwargs)
+    if whole and type(out) is tuple:  # (numpy's object array of the tuples, `fcn(f).tolist()` in itur's P.838:
+        shape = np.shape(primal(out[0]))  # an AttributeError on the tuple of outputs before)
+        held = np.empty(shape, dtype=object)
+        for idx in np.ndindex(shape):
+            held[idx] = tuple(r[idx] for r in out)
+        return held
+    return out
 
 
 def _known(fn, args, kwargs, tag, run_rule):

@@ -398,6 +398,10 @@ def acc(a, b):
     tb = type(b)
     if tb is SeqBox or tb is MapBox or tb is Tangent:
         return merge_into(b, a)
+    if ta is int and a == 0 and type(b) in (tuple, list, dict):  # (an object array's zero entry taking an
+        return type(b)(b)                                        # object's parts: a tuple it held whole)
+    if type(b) is int and b == 0 and ta in (tuple, list, dict):
+        return ta(a)
     if isinstance(a, tuple) and isinstance(b, (tuple, list)):
         return tuple(acc(x, y) for x, y in zip(a, b))
     if isinstance(a, list) and isinstance(b, (tuple, list)):

@@ -124,8 +124,12 @@ def vectorized(vec, /, *args, **kwargs):
         if j == 0 and core_out is None and not vec.otypes and not vec.cache:
             vec.pyfunc(*call_args, **call_kw)  # numpy calls f on the first elements once more, for the types
         outs.append(vec.pyfunc(*call_args, **call_kw))
-    several = isinstance(outs[0], tuple)  # (as numpy asks; `type` of a traced number is no question)
-    count = len(outs[0]) if several else 1
+    if vec.otypes:  # (numpy's count of outputs is that of `otypes` where given: `otypes=[np.ndarray]` of a pyfunc
+        count = len(vec.otypes)  # returning a tuple holds each tuple whole, itur's P.838 coefficients: a crash
+        several = count > 1      # in both modes before)
+    else:
+        several = isinstance(outs[0], tuple)  # (as numpy asks; `type` of a traced number is no question)
+        count = len(outs[0]) if several else 1
     if core_out is not None and count != len(core_out):
         raise ValueError(f"wrong number of outputs from pyfunc: expected {len(core_out)!r}, got {count!r}")
     results = []
@@ -134,6 +138,12 @@ def vectorized(vec, /, *args, **kwargs):
         first = np.asanyarray(items[0])
         dtype = vec.otypes[k] if vec.otypes else (first.dtype if core_out is not None else first.dtype.char)
         core = np.shape(items[0]) if core_out is not None else ()
+        if core_out is None and np.dtype(dtype).kind == "O":  # (each item one object, as numpy's object loop
+            held = np.empty(len(items), dtype=object)           # stores it: a tuple is not spread into a row)
+            for i, v in enumerate(items):
+                held[i] = v
+            results.append(held.reshape(loop))
+            continue
         results.append(np.reshape(np.array(items, dtype=dtype), loop + core))
     return tuple(results) if several else results[0]
 
