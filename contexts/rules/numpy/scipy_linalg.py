@@ -1030,3 +1030,45 @@ def qr(a, overwrite_a=False, lwork=None, mode="full", pivoting=False, check_fini
 
 
 registry.set(scipy_linalg.qr, stand_in=qr)
+
+
+# -- scipy.linalg.eigvals, eig and norm: numpy's (`Rule.stand_in`), the same LAPACK routines (geev; nrm2 or
+# numpy's sum of squares), whose rules numpy's functions have in every engine; scipy reaches dgeev and dnrm2
+# through f2py, which have none (harold's transfer functions, peakutils' baseline, sweep U). scipy's
+# eigenvalues are complex whatever they are; a generalised problem (b), left eigenvectors and homogeneous
+# coordinates are refused.
+
+def _finite(a, check_finite):
+    return np.asarray_chkfinite(a) if check_finite else np.asarray(a)
+
+
+def eigvals(a, b=None, overwrite_a=False, check_finite=True, homogeneous_eigvals=False):
+    """scipy.linalg.eigvals as numpy's, complex."""
+    if b is not None or homogeneous_eigvals:
+        raise unsupported("scipy.linalg.eigvals", "a generalised problem (b)" if b is not None else
+                          "homogeneous_eigvals=True", "solve the standard problem (np.linalg.eigvals)")
+    return np.linalg.eigvals(_finite(a, check_finite)).astype(np.result_type(np.asarray(a).dtype, np.complex64))
+
+
+def eig(a, b=None, left=False, right=True, overwrite_a=False, overwrite_b=False, check_finite=True,
+        homogeneous_eigvals=False):
+    """scipy.linalg.eig as numpy's: (w, vr), or w alone where right=False; w complex."""
+    if b is not None or left or homogeneous_eigvals:
+        raise unsupported("scipy.linalg.eig", "a generalised problem (b)" if b is not None else "left eigenvectors"
+                          if left else "homogeneous_eigvals=True", "use np.linalg.eig (right eigenvectors)")
+    a = _finite(a, check_finite)
+    kind = np.result_type(a.dtype, np.complex64)
+    if not right:
+        return np.linalg.eigvals(a).astype(kind)
+    w, v = np.linalg.eig(a)
+    return w.astype(kind), v
+
+
+def norm(a, ord=None, axis=None, keepdims=False, check_finite=True):
+    """scipy.linalg.norm as numpy's np.linalg.norm."""
+    return np.linalg.norm(_finite(a, check_finite), ord=ord, axis=axis, keepdims=keepdims)
+
+
+registry.set(scipy_linalg.eigvals, stand_in=eigvals)
+registry.set(scipy_linalg.eig, stand_in=eig)
+registry.set(scipy_linalg.norm, stand_in=norm)
