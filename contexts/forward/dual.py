@@ -95,6 +95,9 @@ class DualInsideError(OverdubError):
 SWALLOWED: list = []  # [(frame, attribute, type name)]: the last read of a number's inside answered False
 
 
+_SCALARS = frozenset({float, int, complex})  # (Python's numbers: no `.item()` of their own)
+
+
 def _conversion_site() -> str | None:
     """`name (file:line)` of the code converting a dual: the first frame outside the engine and numpy."""
     frame = sys._getframe(2)
@@ -1433,6 +1436,13 @@ class Dual:
                     self.tangent.astype(dtype, *args, **kwargs), self.tag)
 
     def item(self, *args):
+        if not args and type(self.primal) in _SCALARS:
+            # (already a number's dual: what `.item()` gives is itself again, and a C converter asking `.item()`
+            # until it has a number looped until its stack overflowed, a segmentation fault: casadi's
+            # `interpolant` called by aerosandbox, sweep U; refused, as a conversion of a dual is)
+            raise DualConversionError(f"{_conversion_site()}: `.item()` of a perturbed number, asked by code that "
+                                      "converts it to a plain number (a C function given a dual): its tangent "
+                                      "would be lost")
         value = self.primal.item(*args) if hasattr(self.primal, "item") else self.primal
         if type(self.primal) is Dual:
             value = self.primal.item(*args)
