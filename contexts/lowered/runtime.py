@@ -960,7 +960,8 @@ def eager_items(items: list) -> list:
         t = type(v)
         if t in _UNCHANGEABLE:
             continue
-        for w in (v if t is tuple else (v,)):
+        now = set()  # (one object twice in one yield, `(zero, zero, one)`: seen at one time, as Python's consumer
+        for w in (v if t is tuple else (v,)):  # sees it: optiland's frames, refused before; sweep U)
             tw = type(w)
             if tw in _UNCHANGEABLE or tw is tuple or isinstance(w, np.generic) or (
                     tw in UNCHANGEABLE_WHEN and UNCHANGEABLE_WHEN[tw](w)):
@@ -974,7 +975,9 @@ def eager_items(items: list) -> list:
                     where=_where(),
                     fix="yield a copy or a new object each time (`yield buf.copy()`), or build the list of "
                         "values first")
-            seen.add(id(w))
+            now.add(id(w))
+        if now:
+            seen |= now
     return items
 
 
