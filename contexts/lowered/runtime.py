@@ -2442,12 +2442,15 @@ def _tie_jump(kind: str, name: str, x, tangent, axis) -> None:
     forward mode to tell, kept where forward mode cannot run or nothing checks (`?`: argsorts of data with
     ties are common, and most read the order alike whichever way a tie goes)."""
     if tangent is not None and kind == "search":
+        # (a value moving across a grid entry: the index steps as `np.floor`'s does, a `StairJump` judged from the
+        # two sides -- a cubic spline is smooth through its knot, rocketpy's `Function(..., "spline")`, refused
+        # before; a linear interpolant's kink stays refused, its sides disagreeing)
         try:
             parts = _search_parts(x, tangent)
         except (TypeError, ValueError):
-            raise _jump(name, tie=True, x=x[1]) from None
+            raise _jump(name, x=x[1]) from None
         if parts:
-            raise _jump(name, tie=True, x=x[1])
+            raise _jump(name, x=x[1])
         return
     if tangent is not None and kind == "lexorder":
         try:
@@ -2501,6 +2504,8 @@ def jump_guard(kind: str, name: str, x, tangent=None, axis=None, noted: bool = F
     while type(x).__name__ == "Dual":  # (an outer derivative's: the inner value)
         x = x.primal
     if kind in ("order", "argmax", "argmin", "lexorder", "search"):  # (ties: refused where tied entries' tangents differ; reverse mode
+        if kind == "search" and STAIRS_JUDGED.get():  # (a search's step judged from the two sides: `StairJump`)
+            return
         if at_jump(kind, x, axis):            # has forward mode tell)
             _tie_jump(kind, name, x, tangent, axis)
         return

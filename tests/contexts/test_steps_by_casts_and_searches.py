@@ -68,14 +68,14 @@ def test_a_cast_to_integers_at_a_jump_is_refused(index, mode):
 GRID = [0.0, 1.0, 2.0, 3.0]
 
 
-def by_bisect(x):
+def by_bisect(x, values=A):
     i = bisect.bisect_right(GRID, x) - 1
-    return float(A[i] + B[i] * (x - LOWER[i]))
+    return float(values[i] + B[i] * (x - LOWER[i]))
 
 
-def by_searchsorted_method(x):
+def by_searchsorted_method(x, values=A):
     i = int(np.asarray(GRID).searchsorted(x, side="right")) - 1
-    return float(A[i] + B[i] * (x - LOWER[i]))
+    return float(values[i] + B[i] * (x - LOWER[i]))
 
 
 def weighted_histogram(x):
@@ -85,14 +85,21 @@ def weighted_histogram(x):
 @pytest.mark.parametrize("mode", ["reverse", "forward"])
 @pytest.mark.parametrize("f", [by_bisect, by_searchsorted_method, weighted_histogram], ids=lambda f: f.__name__)
 @pytest.mark.one_mode
-def test_a_search_with_a_value_on_the_grid_is_right_off_it_and_refused_on_it(f, mode):
+def test_a_search_with_a_value_on_the_grid_is_right_off_it_and_judged_on_it(f, mode):
+    # (on the grid, a search's step is judged from the two sides as a cast's is (session 72): at a kink of the
+    # continuous table its derivative is the mean of the sides, at a jump it is refused)
     x = 1.4
     try:  # (forward mode refuses numpy's histogram of weights anywhere: a write into a plain array)
         assert abs(_mode(f, x, mode) - fd.derivative(f, x)) <= 1e-6
     except OverdubError:
         assert f is weighted_histogram and mode == "forward"
+    if f is weighted_histogram:  # (its bin's weight jumps from 0 to x there)
+        with pytest.raises(OverdubError):
+            _mode(f, 1.0, mode)
+        return
+    assert abs(_mode(f, 1.0, mode) - fd.derivative(f, 1.0)) <= 1e-6
     with pytest.raises(OverdubError):
-        _mode(f, 1.0, mode)
+        _mode(lambda x: f(x, A_JUMP), 1.0, mode)
 
 
 @pytest.mark.parametrize("mode", ["reverse", "forward"])
@@ -107,3 +114,26 @@ def test_min_and_max_with_key_none_at_a_tie_are_the_mean_of_the_sides(f, mode):
     for x in (0.7, 1.0):
         want = fd.derivative(f, x)
         assert abs(_mode(f, x, mode) - want) <= 1e-6, (x, want)
+
+
+_KNOTS = np.linspace(0.0, 5.0, 11)
+_SPLINE = None
+
+
+def _cubic_piece(x):
+    """A cubic spline evaluated as rocketpy's `Function(..., interpolation="spline")` does: the piece found by
+    bisect, its polynomial in x - knot. Smooth through its knots: the derivative there is the spline's."""
+    global _SPLINE
+    if _SPLINE is None:
+        _SPLINE = pytest.importorskip("scipy.interpolate").CubicSpline(_KNOTS, np.sin(_KNOTS) + 0.1 * _KNOTS)
+    c = _SPLINE.c
+    i = max(bisect.bisect_left(list(_KNOTS), x) - 1, 0)
+    t = x - _KNOTS[i]
+    return c[0, i] * t ** 3 + c[1, i] * t ** 2 + c[2, i] * t + c[3, i]
+
+
+@pytest.mark.parametrize("mode", ["reverse", "forward"])
+@pytest.mark.one_mode
+def test_a_spline_found_by_bisect_at_its_knot_is_its_slope(mode):
+    got = _mode(_cubic_piece, 2.0, mode)
+    assert got == pytest.approx(float(_SPLINE(2.0, 1)), rel=1e-9)  # (refused before: sweep U, rocketpy)
