@@ -484,6 +484,13 @@ class ForwardContext(overdub.Context):
                     # (`np.select(..., default=d)`: not dispatched on; `np.cumsum(a=v)`: its rule's by position)
                     moved = by_position(fn, args, kwargs)
                     return OWN_FUNCTIONS[fn](*moved[0], **moved[1]) if moved else OWN_FUNCTIONS[fn](*args, **kwargs)
+                if type(fn) is _DISPATCHER and fn not in OWN_FUNCTIONS and registry.get(fn) is None and any(
+                        type(a) in (list, tuple) and has_dual(a) for a in args) and type(
+                        impl := getattr(fn, "_implementation", None)) is types.FunctionType:
+                    # (numpy's Python function given a list holding duals, which its dispatch does not look into:
+                    # its code, whose conversions build the dual array; `np.trim_zeros([1.0, p, q], "f")` in
+                    # harold's Transfer, refused before, sweep U)
+                    return self.recurse(impl, *args, **kwargs)
                 if id(fn) in _FRESH_IDS and self.tag is not None and (not site.filename.startswith(_NOT_FRESH)
                                                                       or site.filename in registry.code_files):
                     return _fresh(fn(*args, **kwargs), self.tag, self.outer)
