@@ -206,21 +206,24 @@ def _recording(level: int) -> _Hits:
     return found
 
 
-def _fresh_recording() -> None:
+def _fresh_recording(_thread=_THREAD, _changes=CHANGES, _start=RECORDING_START, _attributes=ATTRIBUTE_CHANGE) -> None:
     """A top-level recording begins: this thread's record of stores starts empty; the change stamps
     (`structs.changed`) are dropped only when many, as other threads' recordings read them (a stale stamp
     is older than any a recording compares with: harmless; clearing them under another thread's recording
-    lost its changes through a callee: a wrong gradient, rarely)."""
+    lost its changes through a callee: a wrong gradient, rarely). Where nothing was changed since the last
+    top-level recording began (the counter is where it was), the counter's start and the objects held for it
+    are as they are: nothing is stamped or held without the counter moving (`structs.changed`)."""
     try:  # (`helpers.stores().clear()` without its call)
-        _THREAD.stores.clear()
+        _thread.stores.clear()
     except AttributeError:  # (this thread's first recording: a getattr with a default raised and caught
-        _THREAD.stores = {}  # one, every call, if none was made)
-    RECORDING_START[0] = CHANGES[0]
-    CHANGED_HELD.clear()
-    if len(LAST_CHANGE) > 65536:
-        LAST_CHANGE.clear()
-    if len(ATTRIBUTE_CHANGE) > 65536:
-        ATTRIBUTE_CHANGE.clear()
+        _thread.stores = {}  # one, every call, if none was made)
+    if _changes[0] != _start[0] or len(_attributes) > 65536:
+        _start[0] = _changes[0]
+        CHANGED_HELD.clear()
+        if len(LAST_CHANGE) > 65536:
+            LAST_CHANGE.clear()
+        if len(_attributes) > 65536:
+            _attributes.clear()
 
 
 def _check_special(f, args, kwargs, hits) -> None:
