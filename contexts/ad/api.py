@@ -783,8 +783,8 @@ def _value_and_gradient(f, args, wrt=None):
     """Both passes under one raised recursion limit (the hot path of `gradient`)."""
     if not callable(f):
         _check_callable(f)
-    if len(args) != 1 or type(args[0]) is not float:  # (one float: nothing to promote)
-        args = _promote(args)
+    if len(args) != 1 or (t0 := type(args[0])) is not float and not (t0 is _NDARRAY and args[0].dtype is _F8):
+        args = _promote(args)  # (one float, or one float64 array: nothing to promote, `_promote`'s first case)
     mask, chosen = ARGUMENTS_ONLY, None
     if wrt is not None:
         chosen, mask = _wrt_mask(args, wrt)
@@ -813,7 +813,7 @@ def _value_and_gradient(f, args, wrt=None):
                         if short is not None and short[1] is f.__defaults__ and (
                                 last := short[0].fwd_last) is not None and (
                                 last[0] is f or type(last[0]) is _WeakRef and last[0]() is f) and (
-                                last[2] is f.__defaults__) and (len(args) == 1 and type(args[0]) is float or _of_types(
+                                last[2] is f.__defaults__) and (type(args[0]) in _NEVER_CONSTANT if len(args) == 1 else _of_types(
                                     args, _NEVER_CONSTANT)) and (
                                 short[0].numbers is None or _numbers_bound(short[0].numbers, (), args)):
                             try:
