@@ -206,21 +206,24 @@ def _recording(level: int) -> _Hits:
     return found
 
 
-def _fresh_recording() -> None:
+def _fresh_recording(_thread=_THREAD, _changes=CHANGES, _start=RECORDING_START, _attributes=ATTRIBUTE_CHANGE) -> None:
     """A top-level recording begins: this thread's record of stores starts empty; the change stamps
     (`structs.changed`) are dropped only when many, as other threads' recordings read them (a stale stamp
     is older than any a recording compares with: harmless; clearing them under another thread's recording
-    lost its changes through a callee: a wrong gradient, rarely)."""
+    lost its changes through a callee: a wrong gradient, rarely). Where nothing was changed since the last
+    top-level recording began (the counter is where it was), the counter's start and the objects held for it
+    are as they are: nothing is stamped or held without the counter moving (`structs.changed`)."""
     try:  # (`helpers.stores().clear()` without its call)
-        _THREAD.stores.clear()
+        _thread.stores.clear()
     except AttributeError:  # (this thread's first recording: a getattr with a default raised and caught
-        _THREAD.stores = {}  # one, every call, if none was made)
-    RECORDING_START[0] = CHANGES[0]
-    CHANGED_HELD.clear()
-    if len(LAST_CHANGE) > 65536:
-        LAST_CHANGE.clear()
-    if len(ATTRIBUTE_CHANGE) > 65536:
-        ATTRIBUTE_CHANGE.clear()
+        _thread.stores = {}  # one, every call, if none was made)
+    if _changes[0] != _start[0] or len(_attributes) > 65536:
+        _start[0] = _changes[0]
+        CHANGED_HELD.clear()
+        if len(LAST_CHANGE) > 65536:
+            LAST_CHANGE.clear()
+        if len(_attributes) > 65536:
+            _attributes.clear()
 
 
 def _check_special(f, args, kwargs, hits) -> None:
@@ -780,8 +783,8 @@ def _value_and_gradient(f, args, wrt=None):
     """Both passes under one raised recursion limit (the hot path of `gradient`)."""
     if not callable(f):
         _check_callable(f)
-    if len(args) != 1 or type(args[0]) is not float:  # (one float: nothing to promote)
-        args = _promote(args)
+    if len(args) != 1 or (t0 := type(args[0])) is not float and not (t0 is _NDARRAY and args[0].dtype is _F8):
+        args = _promote(args)  # (one float, or one float64 array: nothing to promote, `_promote`'s first case)
     mask, chosen = ARGUMENTS_ONLY, None
     if wrt is not None:
         chosen, mask = _wrt_mask(args, wrt)
@@ -810,7 +813,7 @@ def _value_and_gradient(f, args, wrt=None):
                         if short is not None and short[1] is f.__defaults__ and (
                                 last := short[0].fwd_last) is not None and (
                                 last[0] is f or type(last[0]) is _WeakRef and last[0]() is f) and (
-                                last[2] is f.__defaults__) and (len(args) == 1 and type(args[0]) is float or _of_types(
+                                last[2] is f.__defaults__) and (type(args[0]) in _NEVER_CONSTANT if len(args) == 1 else _of_types(
                                     args, _NEVER_CONSTANT)) and (
                                 short[0].numbers is None or _numbers_bound(short[0].numbers, (), args)):
                             try:
