@@ -1785,6 +1785,9 @@ def _leaf_method_call(f, args, kw):
     return y, (_static_back, rule.adjoint, y, (f.__self__,) + args, kw, True)
 
 
+_OBJECT_NEW = object.__new__
+
+
 def _other_call(mask, f, args, kw):
     repl = REPLACEMENTS.get(f) if _hashable(f) else None
     if repl is not None:
@@ -1911,6 +1914,10 @@ def _other_call(mask, f, args, kw):
         return _twin_call(EVERY_ARGUMENT, subscripted, (owner,), args, kw)
     if f is _OBJECT_INIT or type(f) is _WRAPPER and f.__name__ == "__init__" and getattr(f, "__objclass__", None) is object:
         # object's own __init__ (`super().__init__()` atop a hierarchy, blackscholes' options): stores nothing
+        return f(*args, **kw), None
+    if f is _OBJECT_NEW and args and isinstance(args[0], type):
+        # `cls.__new__(cls, *args)` reaching object's (a metaclass's `__call__` making the object, levitate's
+        # fields): a new empty object, the other arguments left to `__init__` (or refused, as Python does)
         return f(*args, **kw), None
     if _numeric_call(f, args, kw):
         y = f(*args, **kw)
