@@ -72,7 +72,9 @@ _RULES_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # cont
 # (not in numpy's own Python code: np.identity fills its np.zeros through `.flat`, which a dual lacks; nor
 # in the rules, which make their dual arrays themselves)
 _FRESH_IDS = frozenset(map(id, (np.empty, np.zeros, np.ones, np.full, np.empty_like, np.zeros_like, np.ones_like,
-                                 np.full_like, np.eye, np.identity, np.tri)))  # (`T = np.eye(4); T[:3, :3] = R`)
+                                 np.full_like, np.eye, np.identity, np.tri,  # (`T = np.eye(4); T[:3, :3] = R`)
+                                 np.repeat, np.tile)))  # (finoptions' trinomial tree: `V = np.repeat(0.0, 2 * n + 1)`,
+# then `V[i] = max(a, b)` of differentiated values: refused as a store into a plain array)
 _NOT_FRESH = (os.path.dirname(np.__file__) + os.sep, _RULES_DIR + os.sep)
 _ATLEAST_IDS = frozenset(map(id, (np.atleast_1d, np.atleast_2d, np.atleast_3d)))  # (lists taken as arrays)
 _DISPATCHER = type(np.sum)
