@@ -538,7 +538,7 @@ def dual_rejected(e: BaseException) -> DualConversionError | None:
 NAN_BY_REVERSE: list = []
 """[nan_by_reverse(name, f, args, kwargs, out)]: forward mode's NaN entries where f's value is finite, from
 reverse mode's Jacobian (set by the package: `contexts.compose.nan_by_reverse`); out where it cannot."""
-_NAN_FILLED = ("derivative", "_value_and_jacfwd")
+_NAN_FILLED = ("derivative", "_value_and_jacfwd", "jvp")
 
 
 def _nan_in(out, name: str) -> bool:

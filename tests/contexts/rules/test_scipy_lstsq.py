@@ -56,17 +56,23 @@ def test_residuals_of_several_right_hand_sides_forward(driver):
     np.testing.assert_allclose(jacfwd(f, P), want, rtol=1e-6, atol=1e-9)
 
 
-def test_the_residual_rows_have_no_tangent():
+def test_the_residual_rows_have_no_tangent(monkeypatch):
     """Forward mode on ?gelsd itself: the rows past n hold the residual in LAPACK's own basis: NaN, never
-    a number."""
+    a number. Their sum of squares, the residual's, is the same in any basis: `jvp` fills the NaN from reverse
+    mode's gradient (session 72), which is its central difference."""
     from scipy.linalg import lapack
+
+    import contexts.forward.api as forward_api
 
     def f(p):
         a, b = p[:8].reshape(4, 2), p[8:].reshape(4, 1)
         work, iwork, _ = lapack.dgelsd_lwork(4, 2, 1, -1.0)
         x = lapack.dgelsd(a, b, int(work), iwork)[0]
         return np.sum(x[2:] ** 2)
-    assert np.isnan(jvp(f, (P,), (np.ones_like(P),))[1])
+    v = np.ones_like(P)
+    assert jvp(f, (P,), (v,))[1] == pytest.approx(fd.gradient(f, P, h=1e-6, order=2)[0] @ v, rel=1e-6)
+    monkeypatch.setattr(forward_api, "NAN_BY_REVERSE", [])  # (forward mode's own answer)
+    assert np.isnan(jvp(f, (P,), (v,))[1])
 
 
 def test_the_residual_rows_read_one_by_one_refused():
