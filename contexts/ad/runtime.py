@@ -43,7 +43,7 @@ from overdub.passes import (OwnedEntries, bound_by_descriptor, collector, compil
 
 from ..rules.generic import integral
 from ..rules.watch import JUMP_WATCH, watch_call
-from ..rules.numpy.creation import python_ufunc_method
+from ..rules.numpy.creation import python_ufunc_method, _length_jump as arange_length_jump
 from ..rules.numpy.reductions import UFUNC_METHOD_OUT
 from ..rules.numpy.inplace import refuse_overlapping_out
 from ..rules.numpy.objects import holds_objects, object_form
@@ -1027,6 +1027,8 @@ def call(mask, f, /, *args, **kw):
             y, back = rule.inplace(*full, **kw)
             return y, (_inplace_back, back, f.__self__ if is_method else None, full[0] if full else None)
         if rule.rrule is not None:
+            if f is _ARANGE and mask and (mask < 0 or mask & 7):  # (a differentiated start, stop or step: the
+                arange_length_jump(args, kw)                          # length's jump, noted for forward mode)
             if rule.kind == "reduction" and full and isinstance(full[0], collections.abc.Iterator):
                 full = (list(full[0]),) + full[1:]  # drawn once here (the rule would): a retry sees it all
                 if rule.python is not None and objects_of_classes(full, True):
@@ -1786,6 +1788,7 @@ def _leaf_method_call(f, args, kw):
 
 
 _OBJECT_NEW = object.__new__
+_ARANGE = np.arange
 
 
 def _other_call(mask, f, args, kw):

@@ -152,7 +152,8 @@ def arange_rrule(*args, **kwargs):
     """d(start + i * step): ones for start, i for step; the stop sets how many (a step: no derivative)."""
     y = np.arange(*args, **kwargs)
     start, step, (i_start, i_step) = _arange_parts(args, kwargs)
-    _length_jump(args, kwargs)
+    # (its length's jump: noted by reverse mode's runtime where its call's arguments are differentiated, which
+    # a rule cannot tell from a constant `np.arange(6.0)`)
 
     def arange_pullback(dy):
         out = [None] * len(args)
