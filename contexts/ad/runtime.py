@@ -3152,7 +3152,8 @@ def _recording_failed(e, info, fn) -> None:
         _note_lost(e, info, fn)
 
 
-_FORWARDS: dict = {}  # id of a code object -> the index of the cell its function forwards to, or None
+_FORWARDS: dict = {}  # id of a code object -> (the code, the index of the cell its function forwards to or None):
+# the code kept, so that its id names no other code later
 
 
 def _forwarded(fn):
@@ -3163,9 +3164,10 @@ def _forwarded(fn):
     arguments it is handed is then handed on by position (through the spread, refused: `spread_changed`).
     The warnings are not issued."""
     code = fn.__code__
-    at = _FORWARDS.get(id(code), _FORWARDS)
-    if at is _FORWARDS:
-        at = _FORWARDS[id(code)] = _forwarding_cell(fn)
+    entry = _FORWARDS.get(id(code))
+    if entry is None or entry[0] is not code:
+        entry = _FORWARDS[id(code)] = (code, _forwarding_cell(fn))
+    at = entry[1]
     if at is None or fn.__closure__ is None:
         return None
     target = _cell_value(fn.__closure__[at])
