@@ -565,9 +565,9 @@ def nan_by_reverse(name: str, f: Callable, args: tuple, kwargs: dict, out):
         r = np.asarray(other if name == "derivative" else other[1])
     except Exception:  # (reverse mode refused, failed or cannot be asked: the sides may tell, below)
         r = d
-    if r.shape != d.shape or r.dtype.kind not in "fc":
+    filled = _nan_filled(d, r)
+    if filled is None:
         return out
-    filled = np.where(np.isnan(d) & ~np.isnan(r), r, d).astype(d.dtype, copy=False)
     if np.isnan(filled).any():  # (NaN in both modes: the mean of the two sides' answers, `_nan_by_sides`)
         filled = _forward_nan_by_sides(name, f, x, filled)
     if name == "derivative":
@@ -591,11 +591,18 @@ def _jvp_nan_by_reverse(f: Callable, args: tuple, kwargs: dict, out):
         other = after_refusal(lambda: BY_REVERSE["jvp"](f, args[0], args[1]), _NoAnswer(), "reverse")
     except Exception:  # (reverse mode refused or failed: the NaN stays)
         return out
-    dn, r = np.asarray(d), np.asarray(other[1])
-    if r.shape != dn.shape or r.dtype.kind not in "fc":
+    filled = _nan_filled(np.asarray(d), np.asarray(other[1]))
+    if filled is None:
         return out
-    filled = np.where(np.isnan(dn) & ~np.isnan(r), r, dn).astype(dn.dtype, copy=False)
     return y, (type(d)(filled) if np.ndim(d) == 0 and not isinstance(d, np.ndarray) else filled)
+
+
+def _nan_filled(d: np.ndarray, r: np.ndarray):
+    """Forward mode's derivative d with its NaN entries taken from reverse mode's r where r has numbers; None
+    where r is no float array of d's shape."""
+    if r.shape != d.shape or r.dtype.kind not in "fc":
+        return None
+    return np.where(np.isnan(d) & ~np.isnan(r), r, d).astype(d.dtype, copy=False)
 
 
 def _finite_side(y) -> None:
