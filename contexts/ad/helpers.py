@@ -1081,7 +1081,31 @@ def getattr_(obj, attr):
         # a descriptor of the class's own code (`__get__` reading where its `__set__` stored): its twin runs
         y, pb = _twin(get, prop, obj, t)
         return y, (None if pb is None else (_DESCRIBED, pb))
+    if type(prop) is _GETSET:
+        return _c_property(prop, obj, attr)
     return getattr(obj, attr), None
+
+
+_GETSET = types.GetSetDescriptorType
+
+
+def _c_property(prop, obj, attr):
+    """`obj.attr` through a getset descriptor of a compiled class: a registered computed property's code, as a
+    twin (`leaves.C_PROPERTIES`); a field (the same object at each read: Cython's `cdef public`), read as a
+    field; a new object at each read, which may carry a derivative and which the object's fields may hold
+    one for, refused (`NDArrayBacked.T`: its cotangent went to a field nothing reads back, a zero)."""
+    if (getter := leaves.C_PROPERTIES.get(prop)) is not None:
+        return _twin(getter, obj)
+    y = getattr(obj, attr)
+    if (prop.__objclass__.__module__ or "builtins").split(".")[0] in ("builtins", "numpy"):
+        return y, None
+    if getattr(obj, attr) is not y and runtime._may_differ(y, 0) and runtime._may_differ(obj, 0):
+        raise runtime.NoRuleError(
+            f"reverse mode cannot follow `{type(obj).__name__}.{attr}`, a property computed by compiled code "
+            "(a new value at each read) of an object holding differentiated values", where=runtime._user_line(),
+            fix="compute on numpy arrays, or register its code: `contexts.rules.leaves.register_c_property("
+                f"{prop.__objclass__.__name__}.__dict__[{attr!r}], getter)`")
+    return y, None
 
 
 _MODULE = types.ModuleType

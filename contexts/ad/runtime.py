@@ -2149,8 +2149,46 @@ def _may_differ(a, depth) -> bool:
     if HELD_VALUES and (held := HELD_VALUES.get(ta)) is not None:  # (an XML element: its texts, and its
         return any(_may_differ(v, depth + 1) for v in held(a))     # children's, `rules.xml_trees`)
     if has_fields(a) and not isinstance(a, BaseException):
-        return _computes_in_c(ta) or any(_may_differ(v, depth + 1) for v in fields_of(a).values())
+        return _computes_in_c(ta) or any(_may_differ(v, depth + 1) for v in fields_of(a).values()) or (
+            _c_fields_may_differ(a, depth))
     return True  # a type the engine does not know: it may carry one
+
+
+_C_FIELDS: dict = {}
+_DESCRIPTOR_FIELDS = (types.GetSetDescriptorType, types.MemberDescriptorType)
+
+
+def _c_fields(cls) -> tuple:
+    """Names of the fields a compiled base of cls keeps beside its `__dict__` (Cython's `cdef public`
+    attributes, seen as getset or member descriptors of an extension class; not Python's own classes, nor
+    the slots `fields_of` reads)."""
+    known = _C_FIELDS.get(cls)
+    if known is None:
+        names = []
+        for base in cls.__mro__:
+            if base is object or (base.__module__ or "builtins").split(".")[0] in ("builtins", "abc", "typing"):
+                continue
+            slots = base.__dict__.get("__slots__", ())
+            slots = (slots,) if isinstance(slots, str) else slots
+            names.extend(name for name, d in base.__dict__.items()
+                         if type(d) in _DESCRIPTOR_FIELDS and not name.startswith("__") and name not in slots
+                         and name not in names)
+        known = _C_FIELDS[cls] = tuple(names)
+    return known
+
+
+def _c_fields_may_differ(a, depth) -> bool:
+    """An extension class's own fields (pandas' BlockManager keeps its blocks, a Block its array, in Cython
+    attributes): seen through its empty `__dict__` only, `mgr.get_slice(s)` (`df.iloc[1:]`) ran natively and
+    a zero gradient came out. A field whose read fails may hold anything: it may carry a derivative."""
+    for name in _c_fields(type(a)):
+        try:
+            v = getattr(a, name)
+        except Exception:
+            return True
+        if _may_differ(v, depth + 1):
+            return True
+    return False
 
 
 _HEAPTYPE = overdub.ops.HEAPTYPE  # (a class of Python code)

@@ -1133,8 +1133,15 @@ def _after_refusal(api: Callable, f: Callable, args: tuple, kwargs: dict, refusa
     limit of its own, for plain float inputs, under no outer derivative (nor a context but the modes' own:
     `compose.after_refusal`); else the refusal."""
     other = BY_REVERSE.get(api.__name__)
-    if (other is None or api.__name__ == "jvp" or SECOND_ORDER[0](f) or kwargs or not _plain_input(args[0])):
-        raise refusal  # (a jvp by reverse mode would take the whole Jacobian, and compute a lazy output's)
+    if api.__name__ == "jvp":  # (primals and tangents, each a tuple: reverse mode's Jacobian times the tangents,
+        # one pullback per output element; pandas' frames, which hold no duals, were refused so)
+        plain = len(args) == 2 and all(type(a) is tuple for a in args) and any(t is not None for t in args[1]) and all(
+            t is None or _plain_input(x) and (_plain_input(t) or type(t) in (int, float))
+            for x, t in zip(*args))
+    else:
+        plain = _plain_input(args[0])
+    if other is None or SECOND_ORDER[0](f) or kwargs or not plain:
+        raise refusal
     return AFTER_REFUSAL[0](lambda: other(f, *args), refusal)
 
 

@@ -34,6 +34,7 @@ from overdub.errors import OverdubError
 from . import generic
 from .cotangents import Refused
 from .generic import conj, fit, project
+from .leaves import carries_none
 from .operator import floor_quotient, abs_adjoint, abs_frule, pow_adjoint, pow_frule
 from .registry import NoRuleError, dispatches_on_numbers, registry
 from .sparsity_specs import CONCRETE, LINEAR, NONLINEAR, Custom
@@ -544,6 +545,12 @@ def store_slot(obj, name, value):
     slot_of(type(obj), name).__set__(obj, value)
 
 
+def store_constant(obj, name, value):
+    """`object.__setattr__(obj, name, value)` of a value that carries no derivative (`leaves.carries_none`),
+    whatever stores it (a data descriptor of C): a non-differentiable primitive."""
+    object.__setattr__(obj, name, value)
+
+
 def py_object_setattr(obj, name, value):
     """`object.__setattr__(obj, name, value)` (a class's own `__setattr__` ending in the plain store) on an
     object with an instance dict: the store into that dict, which reverse mode records as a field; into a
@@ -562,6 +569,10 @@ def py_object_setattr(obj, name, value):
         return
     if not hasattr(obj, "__dict__") or hasattr(type(getattr(type(obj), name, None)), "__set__"):  # (run as code:
         # its read of the `__dict__` is reverse mode's, `getattr_`)
+        if carries_none(value):  # (labels through a data descriptor: pandas' `out.columns = self.columns` in every
+            # DataFrame's arithmetic, whose Cython `AxisProperty` sets them; they carry no derivative to follow)
+            store_constant(obj, name, value)
+            return
         raise NoRuleError(f"object.__setattr__ of {type(obj).__name__}.{name} (a slot or a data descriptor) "
                           "with a differentiated value",
                           fix="store it with a plain `self.name = value`, or into the instance dict")
@@ -569,6 +580,7 @@ def py_object_setattr(obj, name, value):
 
 
 registry.set(object.__setattr__, python=py_object_setattr)
+registry.nondifferentiable(store_constant)
 
 
 def py_tuple_getitem(t, i):

@@ -44,7 +44,8 @@ _NDARRAY = _np.ndarray
 
 __all__ = ["Scalar", "Kind", "register_scalar", "kind_of", "plain_like", "DOMAINS", "load_domains", "ArrayLeaf",
            "register_array", "np_dtype", "as_float", "hosted", "holds_hosted", "hosted_refused", "HostedRefused", "is_array_leaf", "as_array", "Labels", "register_labels", "register_constant", "carries_none", "register_held_values", "HELD_VALUES", "Container",
-           "register_container", "container_of", "value_class", "taken_per_element", "runs_natively"]
+           "register_container", "container_of", "value_class", "taken_per_element", "runs_natively", "register_c_property",
+           "C_PROPERTIES"]
 
 
 class Scalar(abc.ABC):
@@ -332,6 +333,21 @@ def register_getter_descriptor(cls: type, getter: Callable[[Any], Any], cache_fi
     GETTER_DESCRIPTORS[cls] = getter
     if cache_field is not None:
         CACHE_FIELDS.add(cache_field)
+
+C_PROPERTIES: dict = {}
+"""Computed properties of compiled classes (getset descriptors whose getter makes a new object from the fields,
+pandas' `NDArrayBacked.T`) -> the Python function computing the same from the object: reverse mode runs it as
+code at every read. An unregistered one giving a new object that may carry a derivative at each read is
+refused (natively its cotangent went to a field nothing reads back: 0)."""
+
+
+def register_c_property(descriptor, getter: Callable[[Any], Any]) -> None:
+    """Register `getter(obj)` as the code of `descriptor` (a getset descriptor of a compiled class): see
+    `C_PROPERTIES`."""
+    if type(descriptor) is not types.GetSetDescriptorType or type(getter) is not types.FunctionType:
+        raise TypeError("register_c_property takes a getset descriptor and a Python function")
+    C_PROPERTIES[descriptor] = getter
+
 
 CODE_INDEXED: list[type] = []
 """Value classes (`value_class`) whose `obj[k]` is their own Python `__getitem__`, run as code in reverse mode's

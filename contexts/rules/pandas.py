@@ -95,17 +95,23 @@ _register_lookups()
 
 # -- containers of arrays: pandas' Cython objects holding a Series' or DataFrame's values ----------------------
 
-def _remembering(cls, names: tuple, kinds=None, array: str | None = None):
+def _remembering(cls, names: tuple, kinds=None, array: str | None = None, fields: dict | None = None,
+                 make=None):
     """Register cls's constructor as made natively from its arguments `names` (in order, by position or
     keyword), each kept in the object's field of the same name: the pullback gives each field's cotangent
     back to its argument. `kinds(args, kw)`: refuse what cannot be followed (before the object is made).
     `array`: the field holding an array, whose memory written in place after the object was made (`s[2] = v`,
     `s.iloc[1] = v`, `where(..., inplace=True)`) is refused: the write's cotangent and the field's would not
-    meet (a silent wrong number)."""
+    meet (a silent wrong number). `fields`: an argument kept in a field of another name (`{"values": "_ndarray"}`).
+    `make`: what makes it, where not the class itself (a Cython classmethod's function, taking the class first).
+    """
+    make = cls if make is None else make
+    fields = fields or {}
+
     def made(*args, **kw):
         if kinds is not None:
             kinds(args, kw)
-        y = cls(*args, **kw)
+        y = make(*args, **kw)
         stamp = CHANGE_STAMP[0]
         held = getattr(y, array) if array is not None else None
         t0 = stamp() if stamp is not None and held is not None else None
@@ -118,13 +124,13 @@ def _remembering(cls, names: tuple, kinds=None, array: str | None = None):
                     fix="build a new Series or DataFrame instead (`s = s.where(...)`, `s = s.mask(...)`), or write "
                         "into a numpy array before making the Series from it")
             box = S.box(y, dy)
-            got = {n: (box.get(n) if isinstance(box, dict) else None) for n in names}
+            got = {n: (box.get(fields.get(n, n)) if isinstance(box, dict) else None) for n in names}
             pos = tuple(got[n] for n in names[:len(args)])
             return None, pos, {k: got.get(k) for k in kw}
         return y, made_back
 
     made.__name__ = made.__qualname__ = f"made_{cls.__name__}"
-    registry.set(cls, inplace=made)
+    registry.set(make, inplace=made)
 
 
 def _numpy_values(args, kw):
@@ -144,11 +150,18 @@ def _holds_floats(obj) -> bool:
 def _register_containers() -> None:
     from pandas.core.generic import NDFrame
     from pandas.core.indexing import _AtIndexer, _iAtIndexer, _iLocIndexer, _LocIndexer
+    from pandas.core.arrays.numpy_ import NumpyExtensionArray
     from pandas.core.internals.blocks import NumpyBlock
     from pandas.core.internals.managers import BlockManager
 
     _remembering(NumpyBlock, ("values", "placement", "ndim", "refs"), _numpy_values, array="values")
     _remembering(BlockManager, ("blocks", "axes", "verify_integrity"))
+    # (a block's values seen as pandas' own array: `df.mask(cond, 0)` and `where` wrap each block's so; the
+    # Cython base keeps the ndarray in its field `_ndarray`)
+    _remembering(NumpyExtensionArray, ("values", "copy"), _numpy_values, array="_ndarray",
+                 fields={"values": "_ndarray"})
+    _remembering(NumpyExtensionArray, ("cls", "values", "dtype"), lambda args, kw: _numpy_values(args[1:], kw),
+                 array="_ndarray", fields={"values": "_ndarray"}, make=NumpyExtensionArray._simple_new.__func__)
     for cls in (_iLocIndexer, _LocIndexer, _AtIndexer, _iAtIndexer):
         _remembering(cls, ("name", "obj"))
 
@@ -160,6 +173,91 @@ def _register_containers() -> None:
 
 
 _register_containers()
+
+
+# -- pandas' own arrays on an ndarray (NumpyExtensionArray, the dates' arrays): its Cython base's methods, as
+# the numpy they run on the array it keeps (`_ndarray`), the result remade around it by `_simple_new` --------
+
+from pandas._libs.arrays import NDArrayBacked as _NDArrayBacked  # noqa: E402
+
+_SIMPLE_NEW = _NDArrayBacked._simple_new.__func__
+
+
+def from_backing_data(self, values):
+    """`NDArrayBacked._from_backing_data`: an array of self's class and dtype around `values`."""
+    return _SIMPLE_NEW(type(self), values, self._dtype)
+
+
+def backed_copy(self, order="C"):
+    return from_backing_data(self, self._ndarray.copy(order=order))
+
+
+def backed_delete(self, loc, axis=0):
+    return from_backing_data(self, np.delete(self._ndarray, loc, axis=axis))
+
+
+def backed_swapaxes(self, axis1, axis2):
+    return from_backing_data(self, self._ndarray.swapaxes(axis1, axis2))
+
+
+def backed_repeat(self, repeats, axis=0):
+    return from_backing_data(self, self._ndarray.repeat(repeats, axis=0 if axis is None else axis))
+
+
+def backed_reshape(self, *args, **kwargs):
+    return from_backing_data(self, self._ndarray.reshape(*args, **kwargs))
+
+
+def backed_ravel(self, order="C"):
+    return from_backing_data(self, self._ndarray.ravel(order))
+
+
+def backed_transpose(self, *axes):
+    return from_backing_data(self, self._ndarray.transpose(*axes))
+
+
+def backed_T(self):
+    return from_backing_data(self, self._ndarray.T)
+
+
+def slice_block_rows(blk, slicer):
+    """`Block.slice_block_rows`: the block of blk's rows `slicer` (its array's last axis), the same columns."""
+    return type(blk)(blk.values[..., slicer], blk._mgr_locs, ndim=blk.ndim, refs=blk.refs)
+
+
+def manager_get_slice(mgr, slobj, axis=0, new_index=None):
+    """`BlockManager.get_slice` (`df.iloc[1:]`, `df[:3]`): the manager of the blocks sliced along `axis` (0: the
+    columns, by pandas' Python `_slice_take_blocks_ax0`; 1: the rows of each block), the axis' labels sliced
+    (or `new_index`). Checked against pandas' own on frames of mixed blocks: tests/contexts/test_pandas_frame_arithmetic.py."""
+    if axis == 0:
+        new_blocks = mgr._slice_take_blocks_ax0(slobj)
+    elif axis == 1:
+        new_blocks = [slice_block_rows(blk, slobj) for blk in mgr.blocks]
+    else:
+        raise IndexError("Requested axis not found in manager")
+    new_axes = list(mgr.axes)
+    new_axes[axis] = new_axes[axis]._getitem_slice(slobj) if new_index is None else new_index
+    return type(mgr)(tuple(new_blocks), new_axes, verify_integrity=False)
+
+
+def _register_backed() -> None:
+    from .leaves import register_c_property
+
+    own = vars(_NDArrayBacked)
+    for name, stand_in in (("_from_backing_data", from_backing_data), ("copy", backed_copy),
+                           ("delete", backed_delete), ("swapaxes", backed_swapaxes), ("repeat", backed_repeat),
+                           ("reshape", backed_reshape), ("ravel", backed_ravel), ("transpose", backed_transpose)):
+        if name in own:
+            registry.set(own[name], stand_in=stand_in)
+    if "T" in own:
+        register_c_property(own["T"], backed_T)
+    for cls, name, stand_in in ((_pd_internals.BlockManager, "get_slice", manager_get_slice),
+                                (_pd_internals.Block, "slice_block_rows", slice_block_rows)):
+        if name in vars(cls):
+            registry.set(vars(cls)[name], stand_in=stand_in)
+
+
+_register_backed()
 
 # pandas' `cache_readonly`: a Cython descriptor running a Python getter, its value kept in `obj._cache`
 register_getter_descriptor(_pd_properties.CachedProperty, lambda d: d.fget, cache_field="_cache")

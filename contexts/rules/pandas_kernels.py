@@ -30,7 +30,7 @@ from pandas._libs.window import aggregations as _agg
 from .registry import NoRuleError, registry
 from .sparsity_specs import DENSE
 
-__all__ = ["maybe_dispatch_ufunc_to_dunder_op", "ensure_float64", "diff_2d", "take_1d", "take_2d_axis0", "take_2d_axis1"]
+__all__ = ["maybe_dispatch_ufunc_to_dunder_op", "ensure_float64", "diff_2d", "pad_inplace", "backfill_inplace", "take_1d", "take_2d_axis0", "take_2d_axis1"]
 
 
 # -- stand-ins: the numpy the kernel computes ------------------------------------------------------------
@@ -97,6 +97,51 @@ def take_2d_axis1(values, indexer, out, fill_value=np.nan, allow_fill=True):
         out[:, missing] = fill_value
 
 
+def _filled_from(mask, limit, backward: bool, one_d: bool = False):
+    """(where a fill writes, the position along the last axis each reads): the nearest unmasked entry before
+    (after, `backward`) a masked one, within `limit` steps. As pandas' loop: the first (last) entry, masked or
+    not, is where a fill starts, and is itself never filled; the 1-d loops count a masked first (last) entry as
+    one of the limit's steps."""
+    n = mask.shape[-1]
+    if limit is not None and (not isinstance(limit, (int, np.integer)) or limit < 1):
+        raise ValueError("Limit must be greater than 0")
+    pos = np.arange(n)
+    masked = mask.astype(bool)
+    if backward:
+        src = np.minimum.accumulate(np.where(masked, n - 1, pos)[..., ::-1], axis=-1)[..., ::-1]
+        steps = src - pos
+    else:
+        src = np.maximum.accumulate(np.where(masked, 0, pos), axis=-1)
+        steps = pos - src
+    if one_d:
+        steps = steps + np.take_along_axis(masked, src, axis=-1)
+    fill = masked & (pos != src) & (steps <= (n if limit is None else limit))
+    return fill, src
+
+
+def _fill_inplace(backward: bool):
+    def fill_inplace(values, mask, limit=None):
+        """`algos.pad_inplace`/`pad_2d_inplace`/`backfill_inplace`/`backfill_2d_inplace` (`ffill`, `bfill`,
+        `mask`'s and `where`'s fills): each masked entry takes the nearest unmasked one before (after, for a
+        backfill) along the last axis, within `limit` steps (see `_filled_from`), its mask as pandas' loops leave it. In place
+        into values and mask, as pandas' loop (checked against it on random masks: tests/contexts/
+        test_pandas_frame_arithmetic.py)."""
+        if values.shape[-1] == 0:
+            return
+        fill, src = _filled_from(np.asarray(mask), limit, backward, one_d=values.ndim == 1)
+        if not fill.any():
+            return
+        taken = np.take_along_axis(values, src, axis=-1)
+        values[fill] = taken[fill]
+        # (pandas' 2-d loops unmask what they fill; its 1-d loops give it the mask of the entry it was filled from)
+        mask[fill] = 0 if values.ndim == 2 else np.take_along_axis(np.asarray(mask), src, axis=-1)[fill]
+    return fill_inplace
+
+
+pad_inplace = _fill_inplace(backward=False)
+backfill_inplace = _fill_inplace(backward=True)
+
+
 _DISPATCHED = frozenset({"add", "sub", "mul", "pow", "mod", "floordiv", "truediv", "divmod", "eq", "ne", "lt", "gt",
                          "le", "ge", "remainder", "matmul", "or", "xor", "and", "neg", "pos", "abs"})
 _UNARY = frozenset({"neg", "pos", "abs"})
@@ -136,6 +181,10 @@ def _register_stand_ins() -> None:
     registry.set(ops_dispatch.maybe_dispatch_ufunc_to_dunder_op, stand_in=maybe_dispatch_ufunc_to_dunder_op)
     registry.set(_algos.ensure_float64, stand_in=ensure_float64)
     registry.set(_algos.diff_2d, stand_in=diff_2d)
+    for name, fill in (("pad_inplace", pad_inplace), ("pad_2d_inplace", pad_inplace),
+                       ("backfill_inplace", backfill_inplace), ("backfill_2d_inplace", backfill_inplace)):
+        if hasattr(_algos, name):
+            registry.set(getattr(_algos, name), stand_in=fill)
     for name in dir(_algos):
         if name.startswith("take_1d_") and "float" in name.split("_")[-1] and "float" in name.split("_")[-2]:
             registry.set(getattr(_algos, name), stand_in=take_1d)

@@ -542,6 +542,7 @@ def test_ufunc_dispatch_stand_in_is_pandas_own():
     assert maybe_dispatch_ufunc_to_dunder_op(s, np.add, "reduce", s) is NotImplemented
 
 
+@pytest.mark.one_mode  # (with both modes, jvp is reverse mode's: tests/contexts/test_pandas_frame_arithmetic.py)
 def test_forward_mode_still_refuses_a_series_of_duals():
     from contexts import jvp
 

@@ -76,6 +76,13 @@ def copy_into_module_array(x):
     return _KEPT * 2.0
 
 
+@pytest.mark.one_mode
 def test_copy_into_an_array_without_a_tangent_is_refused_at_its_line():
     with pytest.raises(OverdubError, match=r"without a tangent[\s\S]*test_select_copyto.py"):
         jvp(copy_into_module_array, (X,), (np.ones(4),))
+
+
+def test_copy_into_an_array_without_a_tangent_answered_by_reverse_mode():
+    t = np.array([1.0, -2.0, 0.5, 3.0])
+    y, dy = jvp(copy_into_module_array, (X,), (t,))
+    assert np.allclose(dy, fd.jacobian(copy_into_module_array, X) @ t, rtol=1e-7)
