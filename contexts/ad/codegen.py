@@ -1890,6 +1890,9 @@ class _BoundAt:
         return False
 
 
+_TRIES = (ast.Try, ast.TryStar) if hasattr(ast, "TryStar") else (ast.Try,)
+
+
 def _bound_before(fdef, params) -> dict[int, _BoundAt]:
     """For each statement (by id): the variables that may be bound when it runs (assigned before it, or
     anywhere in a loop around it, or parameters and cells), as a membership test."""
@@ -1910,6 +1913,13 @@ def _bound_before(fdef, params) -> dict[int, _BoundAt]:
                 inner = _Scope(scope, clock, stores(st))
                 walk(st.body, inner)
                 walk(st.orelse, inner)
+            elif isinstance(st, _TRIES):  # (its else, handlers and finally run after some or all of its body:
+                # what the body binds may be bound there; astropy's `try: scale = ...` then `else: return lambda
+                # val: scale * val` was refused as reading a cell unbound when the lambda was made)
+                walk(st.body, _Scope(scope, clock))
+                tried = _Scope(scope, clock, set().union(*(stores(b) for b in st.body)))
+                for part in [st.orelse, st.finalbody] + [h.body for h in st.handlers]:
+                    walk(part, _Scope(tried, clock))
             elif isinstance(st, (ast.If, ast.With, ast.Try, ast.Match)):  # each branch from what is bound now
                 parts = [getattr(st, f, ()) for f in ("body", "orelse", "finalbody")]
                 for part in parts + [b.body for b in getattr(st, "handlers", []) + getattr(st, "cases", [])]:

@@ -40,7 +40,7 @@ from .arrays import PlainArrayWrite, layout_copy, to_array
 from .observe import _check as _checking, observer
 from .context import ForwardContext, _known, _vectorized, forward_context
 from .dual import (primal_tree, SWALLOWED, DeclinedDual, Dual, DualAttributeError, DualConversionError, DualInsideError,
-                   ObjectArrayOperand, Tag, kept_past_its_call, lift, primal, swallowed, top_tag, zero_tangent)
+                   ObjectArrayOperand, OwnOperators, Tag, kept_past_its_call, lift, primal, swallowed, top_tag, zero_tangent)
 from .tangent import NotTransformable
 from .holds import dual_free
 from .tangent_runtime import tangent_jvp
@@ -1118,7 +1118,7 @@ AFTER_REFUSAL: list = []
 its own, or the refusal raised with a note of reverse mode's (set by the package: `contexts.compose.
 after_refusal`)."""
 
-LIMITS = (MissingRule, TextRoundTrip, DualConversionError, DualAttributeError, DeclinedDual,
+LIMITS = (MissingRule, TextRoundTrip, DualConversionError, DualAttributeError, DeclinedDual, OwnOperators,
           DualInsideError, ObjectArrayOperand, PlainArrayWrite, OwnTestUnderForward, OwnMethodStores,
           OwnComparison, EagerIterationError, ArrayConversionUnseen, UnsupportedCase, ObjectArrayMade)
 """Refusals of what forward mode cannot follow (a C function without a forward rule, a dual numpy converts,

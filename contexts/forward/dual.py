@@ -358,11 +358,16 @@ def make(y, dy, tag: Tag):
     return Dual(y, fit(dy, y, tag), tag)
 
 
+class OwnOperators(OverdubError):
+    """`own_operators_refused`'s error: a limit of forward mode's (reverse mode runs the class's code, and may
+    answer after it)."""
+
+
 def own_operators_refused(cls):
     """A rule's result of an ndarray subclass with operators of its own (`np.multiply(v, x)` of a `Vec` whose
     `__add__` adds a square): a dual's operators are the C array's, so `w + x` would take the tangent of a
     plain sum (8.0 for 8.2, gen13 W3). Refused."""
-    raise OverdubError(
+    raise OwnOperators(
         f"forward mode met a {cls.__module__}.{cls.__qualname__} (an ndarray subclass with operators or "
         f"indexing of its own) holding a differentiated value: a dual's operators are numpy's, not that "
         f"class's code", where=_conversion_site(),

@@ -50,12 +50,20 @@ def test_ndarray_subclass_own_operators(f, mode):
     assert_right_or_refused(mode, f, 1.3)
 
 
+@pytest.mark.one_mode  # (with both modes, reverse mode answers after forward mode's refusal: below)
 @pytest.mark.parametrize("f", [_vec_sum_viewed, _vec_scaled, _vec_by_ufunc])
 def test_ndarray_subclass_own_operators_refused_in_forward_mode(f):
     with pytest.raises(OverdubError):
         derivative(f, 1.3)
     with pytest.raises(OverdubError):
         jacfwd(lambda v: f(v[0] + v[1]), np.array([0.6, 0.7]))
+
+
+def test_ndarray_subclass_own_operators_forward_answered_by_reverse():
+    np.testing.assert_allclose(derivative(_vec_scaled, 1.3), fd.derivative(_vec_scaled, 1.3), rtol=1e-7)
+    for f in (_vec_sum_viewed, _vec_by_ufunc):  # (reverse mode refuses these too: `__add__` stores into objects)
+        with pytest.raises(OverdubError):
+            derivative(f, 1.3)
 
 
 def test_ndarray_subclass_own_operators_right_in_reverse_mode():

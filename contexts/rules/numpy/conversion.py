@@ -200,6 +200,9 @@ registry.set(_array_converter, duals=DualsConverter)
 
 # `x.__array_namespace__()` is the module numpy: xarray, array-api-compat and scipy ask it of arrays
 registry.nondifferentiable((np.ndarray, "__array_namespace__"))
+# (ndarray's own `__array_finalize__` does nothing; a subclass's calls it by `super()`, astropy's Quantity on every
+# view: its value None, no derivative in it; the subclass's own code, what it stores, is run as code)
+registry.nondifferentiable((np.ndarray, "__array_finalize__"))
 # (its methods have the C converter's rules: reverse mode running on duals — hessian — meets it)
 registry.adjoint(DualsConverter.as_arrays, kind="linear")(as_arrays_adjoint)
 registry.adjoint(DualsConverter.wrap, kind="linear")(wrap_adjoint)
