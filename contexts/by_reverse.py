@@ -15,7 +15,9 @@ from typing import Any, Callable
 
 import numpy as np
 
-from .rules.leaves import hosted, in_kind
+from overdub.errors import OverdubError
+
+from .rules.leaves import holds_array_leaf, holds_hosted, hosted, in_kind
 
 __all__ = ["BY_REVERSE", "second_order"]
 
@@ -52,6 +54,9 @@ def _jvp(f: Callable, primals: tuple, tangents: tuple) -> tuple[Any, Any]:
     from .ad.api import jacobian
     active = [i for i, t in enumerate(tangents) if t is not None]
     y = f(*primals)
+    if holds_array_leaf((y,)) and not holds_hosted((y,)):  # (a dask array: its Jacobian would compute it)
+        raise OverdubError("a jvp by reverse mode would compute a lazy output (its Jacobian, one pullback per "
+                           f"element of a {type(y).__name__})", fix="use forward mode on lazy arrays")
     if not active:
         return y, _as_kind(np.zeros(np.shape(hosted(y))), y)
 

@@ -1131,7 +1131,8 @@ only steers, `if hypot(x, y) < 1e-6: return 1.0`, was refused by forward mode an
 def _after_refusal(api: Callable, f: Callable, args: tuple, kwargs: dict, refusal: Exception):
     """The derivative by reverse mode (`BY_REVERSE`: a Jacobian by pullbacks) where forward mode refused for a
     limit of its own, for plain float inputs, under no outer derivative (nor a context but the modes' own:
-    `compose.after_refusal`); else the refusal."""
+    `compose.after_refusal`); else the refusal. `jvp` too (session 73): its Jacobian times the tangents, one
+    pullback per output element (a pandas frame, an astropy Quantity: forward mode refused them all)."""
     other = BY_REVERSE.get(api.__name__)
     if api.__name__ == "jvp":  # (primals and tangents, each a tuple: reverse mode's Jacobian times the tangents,
         # one pullback per output element; pandas' frames, which hold no duals, were refused so)

@@ -17,7 +17,13 @@ DataFrame built from differentiated arrays, differentiated through pandas' own P
   Cython kernel without a rule (`roll_max`, `roll_apply`, `rank_1d`, group-bys, `map_infer`): `NoRuleError`
   naming it. The kernels with rules are in `pandas_kernels.py`.
 
-Forward mode refuses a Series of duals (pandas holds ndarrays, never duals: `sanitize_array`). Loaded when pandas
+- pandas' Cython bases met on the way are given their Python: `NumpyExtensionArray` (made and remade around its
+  `_ndarray` by `_simple_new`, `_from_backing_data`, and the base's copy, reshape, ravel, transpose, `.T`),
+  `BlockManager.get_slice` and `Block.slice_block_rows` (`df.iloc[1:]`: natively its gradient was 0, silently,
+  until reverse mode learned to look into Cython objects' fields), labels stored through `AxisProperty`.
+
+Forward mode refuses a Series of duals (pandas holds ndarrays, never duals: `sanitize_array`); its entry points
+then answer by reverse mode (`derivative`, `jacfwd`, `jvp`: the Jacobian by pullbacks). Loaded when pandas
 is first imported (`leaves.DOMAINS`); xarray's domain builds on it. Tests: tests/contexts/test_pandas_reverse.py.
 """
 
@@ -49,7 +55,8 @@ def _string_labels(index) -> bool:
 # an index of integers, strings or dates: labels, no derivative (one of floats may hold one)
 register_labels(_pd.Index, exact=_string_labels)
 
-registry.nondifferentiable(_pd_internals.BlockValuesRefs.add_index_reference)
+registry.nondifferentiable(_pd_internals.BlockValuesRefs.add_index_reference,
+                           _pd_internals.BlockValuesRefs.add_reference)
 register_constant(_pd_internals.BlockValuesRefs)  # (weak references to the arrays sharing memory)
 
 # pandas' tests of values (in Cython): booleans, carrying no derivative

@@ -128,9 +128,12 @@ SMOOTH = {
 def test_a_tie_where_the_derivative_exists_is_right(name, mode):
     f, x, right_in = SMOOTH[name]
     x = np.array(x)
-    if mode not in right_in:  # (forward mode cannot see how the tied entries are read after: refused)
-        with pytest.raises(OverdubError):
-            MODES[mode](f, x)
+    if mode not in right_in:  # (forward mode cannot see how the tied entries are read after: refused, then
+        try:                  # answered by reverse mode where its entry point asks it, session 73's jvp)
+            got = MODES[mode](f, x)
+        except OverdubError:
+            return
+        assert got == pytest.approx(fd_gradient(f, x), abs=1e-6)
         return
     assert MODES[mode](f, x) == pytest.approx(fd_gradient(f, x), abs=1e-6)
 
