@@ -897,7 +897,7 @@ def changes_values(cls) -> bool:
 
 
 _CHANGES_VALUES: dict = {}
-_READING_CALLS = frozenset({"getattr", "hasattr", "isinstance", "issubclass", "type", "super", "id", "len", "repr",
+_READING_CALLS = frozenset({"getattr", "hasattr", "isinstance", "issubclass", "type", "super", "id", "len", "repr", "all", "any", "bool",
                             "str", "dict", "list", "tuple", "copy", "deepcopy"})
 
 
