@@ -870,7 +870,11 @@ def held_in_callables(values, test) -> bool:
 # calls whose value is an index, a count or a test's outcome (no data); those on the inputs' data steer
 _STEER_CALLS = frozenset({"argmin", "argmax", "argsort", "searchsorted", "digitize", "nonzero", "flatnonzero",
                           "argwhere", "isnan", "isfinite", "isinf", "sign", "bool", "count_nonzero"})
-_CUT_CALLS = _STEER_CALLS | {"len", "int", "round", "floor", "ceil", "trunc"}
+_CUT_CALLS = _STEER_CALLS | {"len", "int", "round", "floor", "ceil", "trunc",
+                              "shape", "ndim", "size", "device", "broadcast_shapes", "result_type", "array_namespace",
+                              "get_namespace"}
+# (`xp = array_namespace(c); xp.full(np.shape(c), 1.0, device=xp.device(c))`: c's namespace, shape and device, no
+# data: earthkit-meteo's wet-bulb bisection of arrays starts so, silently 0 in both modes while it counted as data)
 _INT_CALLS = frozenset({"len", "int", "round", "count_nonzero", "argmin", "argmax", "argsort", "searchsorted",
                         "digitize", "ceil", "floor", "trunc", "nonzero", "flatnonzero", "argwhere"})
 _MASK_FIRST = frozenset({"where", "select", "putmask", "place", "piecewise"})  # (their first argument steers)
