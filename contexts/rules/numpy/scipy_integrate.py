@@ -100,7 +100,9 @@ def _options(fn, pos: tuple, kw: dict) -> dict:
 # It is called through ctypes at those points, by the four signatures quad accepts.
 
 _SIGNATURES = {"double (double)": 0, "double (double, void *)": 1, "double (int, double *)": 2,
-               "double (int, double *, void *)": 3}
+               "double (int, double *, void *)": 3,
+               "double (int, double)": 2}  # (quadpack's legacy ctypes signature: `argtypes = (c_int, c_double)` on a
+# function of (n, double *), as numba's cfunc users write it for quad)
 
 
 def _capsule(capsule) -> tuple:
@@ -115,8 +117,27 @@ def _capsule(capsule) -> tuple:
 
 
 def _is_compiled(func) -> bool:
+    """func is C code quad calls by address: a LowLevelCallable, or a ctypes function (quad makes one of it:
+    numba's `@cfunc(...).ctypes`, pyRVT's peak factors; called with forward mode's duals it raised ctypes'
+    ArgumentError, a crash)."""
+    import ctypes
+
     from scipy import LowLevelCallable
-    return isinstance(func, LowLevelCallable)
+    return isinstance(func, (LowLevelCallable, ctypes._CFuncPtr))
+
+
+def _low_level(func):
+    """A ctypes integrand as the LowLevelCallable quad makes of it; a LowLevelCallable as it is."""
+    import ctypes
+
+    from scipy import LowLevelCallable
+    if not isinstance(func, ctypes._CFuncPtr):
+        return func
+    try:
+        return LowLevelCallable(func)
+    except (TypeError, ValueError) as e:
+        raise unsupported("scipy.integrate.quad", f"a ctypes integrand scipy cannot call ({e})",
+                          "integrate a Python function instead") from None
 
 
 @overdub.opaque  # (C data: run as it is, never under a context)
@@ -430,7 +451,7 @@ def quad_adjoint(pullback_at, fn=quad):
         if any(r is not None and not _is_zero(r) for r in rest[1:]):
             raise _INFO.error()
         cot = dict.fromkeys(names + ("args", "wvar"))
-        compiled = _compiled(func, args) if _is_compiled(func) else None
+        compiled = _compiled(_low_level(func), args) if _is_compiled(func) else None
         if compiled is not None and dy is not None and not _is_zero(dy):
             cot["a"], cot["b"] = _edges(compiled, a, b, args, dy, opts)
             cot["args"] = _refused_of(args, _COMPILED_ARGS) if args else None
@@ -521,7 +542,7 @@ def quad_duals(run_inside, dual_free, fn=quad):
         if _is_compiled(func):
             if not dual_free(args):
                 raise _COMPILED_ARGS.error()
-            compiled = _compiled(func, args)
+            compiled = _compiled(_low_level(func), args)
 
         def g(t):
             if compiled is not None:
