@@ -36,11 +36,16 @@ if _optimize is not None:
     from ..rules.numpy import scipy_root as _root
     registry.adjoint(_root.optimize.root)(_root.optimize_root_adjoint(pullback_full))
     registry.get(_root.optimize.root).impl = registry.get(_root.optimize.root).duals  # (duals in F: hessian's)
+    from ..forward import derivative as _derivative
+    from ..rules.numpy import scipy_leastsq as _leastsq
+    for _fn, _adjoint in ((_leastsq.optimize.leastsq, _leastsq.leastsq_adjoint),
+                          (_leastsq.optimize.least_squares, _leastsq.least_squares_adjoint)):
+        registry.adjoint(_fn)(_adjoint(pullback_full, _derivative, _fn))
+        registry.get(_fn).impl = registry.get(_fn).duals  # (duals in r: hessian's)
     for _fn, _name in _optimize.SEARCHES.items():
         registry.adjoint(_fn)(_optimize.search_adjoint(_name))
     for _fn, _name in _optimize.ITERATIONS.items():
         registry.adjoint(_fn)(_optimize.search_adjoint(_name, _optimize.iteration_refused))
-    from ..forward import derivative as _derivative
     from ..rules.numpy import scipy_elementwise as _elementwise
     for _fn, _kind in _elementwise.SOLVERS.items():
         registry.adjoint(_fn)(_elementwise.solution_adjoint(pullback_full, _derivative, _fn, _kind))
@@ -57,6 +62,7 @@ CALLBACK_ADJOINTS.update(
     registry.get(_fn).adjoint for _fn in (
         *((_forward._integrate.quad, _forward._integrate.quad_vec) if _forward._integrate is not None else ()),
         *((*_optimize.ROOT_FINDERS, _optimize.optimize.fsolve, _root.optimize.root, _odeint.integrate.odeint,
+           _leastsq.optimize.leastsq, _leastsq.optimize.least_squares,
            *_optimize.SEARCHES, *_optimize.ITERATIONS,
            *_elementwise.SOLVERS)
           if _optimize is not None else ()))

@@ -315,25 +315,40 @@ def _square(name, J, size):
     return J
 
 
-def _at_root(name, J, value, x, why=None):
+def _at_root(name, J, value, x, why=None, minimum=False):
     """x is a root of F (F(x) = `value`, ∂F/∂x = J): its Newton step J⁻¹F(x) within 1e-6 of x's size (at least
-    1); else refused, `why` (the solver's own word, when it reports no success) in the message."""
+    1); else refused, `why` (the solver's own word, when it reports no success) in the message. `minimum`: F
+    is the gradient of an objective, x its minimiser (the message says so)."""
     step = np.max(np.abs(np.linalg.solve(J, np.asarray(value, dtype=float).reshape(-1))), initial=0.0)
     if not step <= 1e-6 * max(1.0, np.max(np.abs(x), initial=0.0)):
         said = f" (the solver reports no success: {' '.join(str(why).split())})" if why else ""
-        raise NoDerivative(f"{name}'s x is not a root of F{said}: F there is up to "
-                           f"{np.max(np.abs(value), initial=0.0):.3g}, a Newton step of {step:.3g} from a root, so "
-                           "the implicit function's derivative does not hold at it",
-                           fix="tighten the solve (tol=..., more iterations, another method or x0) until res.success "
-                               "and F(res.x) ≈ 0, or keep F's inputs constant")
+        what, F = ("a minimum of its objective", "the objective's gradient") if minimum else ("a root of F", "F")
+        raise NoDerivative(f"{name}'s x is not {what}{said}: {F} there is up to "
+                           f"{np.max(np.abs(value), initial=0.0):.3g}, a Newton step of {step:.3g} from "
+                           f"{'a stationary point' if minimum else 'a root'}, so the implicit function's derivative "
+                           "does not hold at it",
+                           fix="tighten the solve (tol=..., more iterations, another method or x0) until it reports "
+                               "success and its x does not move, or keep its function's inputs constant")
 
 
-def implicit_dual(fw, name, g, root, why=False):
+def _strict_minimum(name, H):
+    """H (the objective's Hessian at the minimiser, symmetric) is positive definite; else refused: a saddle or a
+    flat valley is no isolated minimum, and the minimiser has no derivative there."""
+    low = np.linalg.eigvalsh((H + H.T) / 2)[0]
+    if not low > 0:
+        raise NoDerivative(f"{name}'s x is not a strict minimum: the objective's Hessian there has an eigenvalue "
+                           f"{low:.3g} <= 0 (a saddle, or a valley of minimisers), so the minimiser has no derivative",
+                           fix="differentiate where the fit's parameters are determined by the data (fewer "
+                               "parameters, or more data), or keep the fit's inputs constant")
+
+
+def implicit_dual(fw, name, g, root, why=False, minimum=False):
     """(x*'s dual, F(x*, θ) on duals) by the implicit function theorem, on forward mode's helpers `fw`: g(x) is
     F(x, θ) with θ perturbed, x* (`root`, plain) a solution; ẋ solves J ẋ = −F_θ·θ̇, J = ∂F/∂x at x* (forward
     mode on g, all directions at once), F_θ·θ̇ the tangent of g(x*). None where g(x*) is not perturbed (nor is
     x*). Refused: a singular or non-square J, a second derivative; with `why` (not False: the solver's
-    message where it reports no success, else None) an x* that is not a root of F."""
+    message where it reports no success, else None) an x* that is not a root of F. `minimum`: F is an
+    objective's gradient (J its Hessian), x* its minimiser: refused too where J is not positive definite."""
     y = g(root)
     if not fw.is_dual(y):
         if fw.dual_free(y):
@@ -346,7 +361,9 @@ def implicit_dual(fw, name, g, root, why=False):
     J = _square(name, np.atleast_2d(np.asarray(fw.slope_at(g, root), dtype=float)), size)
     _isolated(name, J)
     if why is not False:
-        _at_root(name, J, fw.primal(y), root, why)
+        _at_root(name, J, fw.primal(y), root, why, minimum)
+    if minimum:
+        _strict_minimum(name, J)
     dF = np.asarray(y.tangent, dtype=float)  # (n,) or, with k directions, (k, n)
     dx = -np.linalg.solve(J, dF.reshape(-1, size).T).T
     # (the root's shape after the directions' axes: F may return a number for one unknown, `eps - g(x[0])`,
@@ -355,11 +372,12 @@ def implicit_dual(fw, name, g, root, why=False):
     return type(y)(root, dx, y.tag), y
 
 
-def implicit_cotangents(pullback_full, name, F, func, root, args, dy, why=False) -> tuple:
+def implicit_cotangents(pullback_full, name, F, func, root, args, dy, why=False, minimum=False) -> tuple:
     """(func's cotangent, args' cotangents) for x̄ = dy at the solution x* (`root`) of F(func, x, *args) = 0,
     on reverse mode's `pullback_full`: θ̄ = −(∂F/∂θ)ᵀλ with Jᵀλ = x̄, J = ∂F/∂x at x* (its rows by one pullback
     each), the first by the pullback of F at x* with cotangent −λ. Refused: a singular or non-square J, a
-    second derivative (duals in θ), and with `why` (as `implicit_dual`'s) an x* that is not a root of F."""
+    second derivative (duals in θ), and with `why` (as `implicit_dual`'s) an x* that is not a root of F;
+    `minimum` as `implicit_dual`'s."""
     try:  # (x* or x̄ on duals, forward over reverse: a TypeError, refused as a second derivative)
         x = np.asarray(root, dtype=float)
         bar = np.asarray(dy, dtype=float).reshape(-1)
@@ -381,7 +399,9 @@ def implicit_cotangents(pullback_full, name, F, func, root, args, dy, why=False)
         raise _twice(name) from e
     _isolated(name, J)
     if why is not False:
-        _at_root(name, J, value, x, why)
+        _at_root(name, J, value, x, why, minimum)
+    if minimum:
+        _strict_minimum(name, J)
     lam = np.linalg.solve(J.T, bar)
     value, back = pullback_full(F, func, x, *args)
     _, (dfunc, _, *dargs) = back(-lam.reshape(np.shape(value)))

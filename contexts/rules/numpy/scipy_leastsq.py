@@ -1,0 +1,288 @@
+"""scipy.optimize's least-squares fits, `leastsq` (MINPACK's `_lmdif`/`_lmder`; `curve_fit`'s default method
+'lm' calls it) and `least_squares` (`curve_fit` with bounds, or method 'trf'/'dogbox'), differentiated at
+their optimum by the implicit function theorem, the residual function r differentiated by overdub itself:
+
+    p* minimises S(p, θ) = ½‖r(p, θ)‖²   ⇒   g(p*, θ) = ∇ₚS = J_rᵀ r = 0   ⇒   H dp* = −(∂g/∂θ) dθ,
+    H = ∂g/∂p = J_rᵀ J_r + Σᵢ rᵢ ∇²rᵢ
+
+θ is whatever r depends on: its `args=(...)` (and `kwargs=` of least_squares) and the values its closure or
+bound object holds (curve_fit's xdata, ydata and sigma sit in the closure it builds around the model). H is
+exact, second-order terms included: g is the gradient of S by forward mode on r, H its Jacobian by forward
+mode again (reverse mode: g's pullbacks). The Gauss-Newton JᵀJ alone would be wrong wherever the residuals
+are not zero, which is every fit of noisy data. The iteration that found p* is not differentiated (MINPACK is
+C; least_squares' trust-region steps, differentiated as code, stop at the solver's tolerance: curve_fit with
+bounds had its derivative 1e-3 off, silently), so every method has the same derivative at its x. x0, a
+Jacobian given to steer the solve (`Dfun`, `jac`), the tolerances, scalings and bounds that are not active
+have no derivative: the optimum does not move with them.
+
+The outputs that are functions of (p*, θ) get their exact derivative: leastsq's `infodict['fvec']` and
+least_squares' `fun` (r at the optimum) and `cost` (S there). The solver's state has none the rules know and
+is refused on use: `cov_x` (the inverse of MINPACK's finite-difference JᵀJ; curve_fit's `pcov` is it scaled),
+`fjac`, `qtf`, least_squares' `jac`, `grad`, `optimality`. Integers and messages are what they are.
+
+Refused, never a number: a p that is not a stationary point of S (its Newton step −H⁻¹g more than 1e-6 of
+p's size: a capped or failed fit), a singular H (parameters the data do not determine) or one that is not
+positive definite (a saddle, not a minimum), least_squares with a bound active at the solution or a robust
+`loss` (the conditions differ: not implemented), a second derivative.
+
+Rules sit below the modes: reverse mode hands `leastsq_adjoint`/`least_squares_adjoint` its
+`pullback_full` and forward mode's `derivative`, forward mode hands `leastsq_duals`/`least_squares_duals`
+its helpers (`contexts.ad.callbacks`, `contexts.forward.callbacks`).
+"""
+
+from __future__ import annotations
+
+import inspect
+
+import numpy as np
+from scipy import optimize
+
+from ..cotangents import Refused, acc
+from ..registry import NoClosedForm, NoDerivative
+from .scipy_optimize import _options, _packed, any_cotangent, as_array, implicit_cotangents, implicit_dual
+
+__all__ = ["leastsq_duals", "leastsq_adjoint", "least_squares_duals", "least_squares_adjoint", "with_kwargs",
+           "flat_residual", "half_cost"]
+
+_SUCCESS = (1, 2, 3, 4)  # leastsq's ier when MINPACK reports convergence
+
+
+def with_kwargs(fun, x, kwargs, *args):
+    """least_squares' residual: fun(x, *args, **kwargs) as an array (its kwargs one more argument)."""
+    return np.asarray(fun(x, *args, **kwargs))
+
+
+def flat_residual(residual, func, x, *args):
+    """r(x, θ) as the solvers hold it, one vector."""
+    return np.ravel(residual(func, x, *args))
+
+
+def half_cost(residual, func, x, *args):
+    """S = ½‖r(x, θ)‖²."""
+    r = residual(func, x, *args)
+    return 0.5 * np.sum(r * r)
+
+
+def _shifted_cost(residual, func, x, s, *args):
+    return half_cost(residual, func, x + s, *args)
+
+
+def _state(function, key) -> NoClosedForm:
+    return NoClosedForm(function, f"{key} (the solver's last state)",
+                        fix="differentiate the fit's parameters (and the residuals or cost at them), not the "
+                            "solver's state; curve_fit's pcov is leastsq's cov_x scaled, refused with it")
+
+
+def _robust(name, loss) -> NoDerivative:
+    return NoDerivative(f"{name} with loss={loss!r}: overdub differentiates the optimum of ½‖r‖² only (loss='linear')",
+                        fix="use loss='linear', or give the call a custom adjoint (`@contexts.custom_adjoint`)")
+
+
+def _active(name) -> NoDerivative:
+    return NoDerivative(f"{name}: a bound is active at the solution (res.active_mask), where the optimum is no "
+                        "stationary point of ½‖r‖² and moves by other conditions than the implicit function "
+                        "theorem overdub applies", fix="widen the bounds, or keep the fit's inputs constant")
+
+
+# -- forward mode ------------------------------------------------------------------------------------------
+
+def _minimum_dual(fw, name, residual, func, args, x, why):
+    """(p*'s dual, ∇S at p* on duals) or None (nothing r depends on is perturbed): `implicit_dual` on g = ∇ₚS, by
+    forward mode on S (`fw.gradient_at`, perturbations of θ kept), H by forward mode on g."""
+    n = np.size(x)
+
+    def g(p):
+        return fw.gradient_at(lambda s: fw.run_inside(_shifted_cost, (residual, func, p, s, *args), {}), n)
+    return implicit_dual(fw, name, g, np.asarray(x, dtype=float), why, minimum=True)
+
+
+def _refused(fw, y, value, why):
+    """value (a float array of the solver's state) carrying a refusal as y's tangent; others as they are."""
+    if isinstance(value, np.ndarray) and value.dtype.kind in "fc":
+        return type(y)(value, Refused(why), y.tag)
+    return value
+
+
+def _plain_call(fw, fn, args, kwargs=None):
+    """fn as the solver calls it: on plain values, the perturbations of its closure and args dropped."""
+    def plain(x, *more):
+        return fw.primal(fw.run_inside(fn, (x, *more, *args), kwargs or {}))
+    return plain
+
+
+def leastsq_duals(fw, fn=optimize.leastsq):
+    """leastsq's form on duals, on forward mode's helpers `fw` (`run_inside`, `dual_free`, `primal`, `is_dual`,
+    `slope_at`, `gradient_at`): the fit runs on the primal r, p* gets its tangent by `_minimum_dual`;
+    `infodict['fvec']` is r at p*'s dual, cov_x, fjac and qtf carry a refusal."""
+    sig = inspect.signature(fn)
+    name = "scipy.optimize.leastsq"
+
+    def fit(*pos, **kw):
+        opts = _options(sig, pos, kw)
+        func, Dfun, (args, _) = opts["func"], opts["Dfun"], _packed(opts["args"])
+        if fw.dual_free((func, args, Dfun)):
+            return fn(*(fw.primal(p) for p in pos), **{k: fw.primal(v) for k, v in kw.items()})
+        plain = {k: fw.primal(v) for k, v in opts.items() if k not in ("func", "args", "Dfun")}
+        if Dfun is not None:
+            plain["Dfun"] = _plain_call(fw, Dfun, args)
+        out = fn(_plain_call(fw, func, args), **plain)
+        full, ier = bool(opts["full_output"]), out[-1]
+        why = None if ier in _SUCCESS else (out[-2] if full else f"ier={ier}")
+        solved = _minimum_dual(fw, name, as_array, func, args, out[0], why)
+        if solved is None:
+            return out
+        x, y = solved
+        if not full:
+            return x, ier
+        cov_x, info = out[1], dict(out[2])
+        info["fvec"] = fw.run_inside(flat_residual, (as_array, func, x, *args), {})
+        for k in ("fjac", "qtf"):
+            info[k] = _refused(fw, y, info.get(k), _state(name, f"infodict['{k}']"))
+        return (x, _refused(fw, y, cov_x, _state(name, "cov_x")), info) + tuple(out[3:])
+    fit.__name__ = fit.__qualname__ = "leastsq_duals"
+    return fit
+
+
+def _least_squares_checked(name, opts, res):
+    if opts["loss"] != "linear":
+        raise _robust(name, opts["loss"])
+    if np.any(np.asarray(res.active_mask) != 0):
+        raise _active(name)
+
+
+def least_squares_duals(fw, fn=optimize.least_squares):
+    """least_squares' form on duals (see `leastsq_duals`): x gets its tangent by `_minimum_dual`, `fun` and
+    `cost` are r and S at x's dual, jac, grad and optimality carry a refusal."""
+    sig = inspect.signature(fn)
+    name = "scipy.optimize.least_squares"
+
+    def fit(*pos, **kw):
+        opts = _options(sig, pos, kw)
+        fun, jac, (args, _) = opts["fun"], opts["jac"], _packed(opts["args"])
+        kwargs = opts["kwargs"] or {}
+        if fw.dual_free((fun, args, kwargs, jac)):
+            return fn(*(fw.primal(p) for p in pos), **{k: fw.primal(v) for k, v in kw.items()})
+        plain = {k: fw.primal(v) for k, v in opts.items() if k not in ("fun", "args", "kwargs", "jac")}
+        plain["jac"] = _plain_call(fw, jac, args, kwargs) if callable(jac) else jac
+        res = fn(_plain_call(fw, fun, args, kwargs), **plain)
+        _least_squares_checked(name, opts, res)
+        theta = (kwargs, *args)
+        solved = _minimum_dual(fw, name, with_kwargs, fun, theta, res.x, None if res.status > 0 else res.message)
+        if solved is None:
+            return res
+        x, y = solved
+        out = type(res)(res)
+        out["x"] = x
+        out["fun"] = fw.run_inside(flat_residual, (with_kwargs, fun, x, *theta), {})
+        out["cost"] = fw.run_inside(half_cost, (with_kwargs, fun, x, *theta), {})
+        for k in ("jac", "grad", "optimality"):
+            out[k] = _refused(fw, y, np.asarray(res[k]) if k == "optimality" else res[k], _state(name, f"res.{k}"))
+        return out
+    fit.__name__ = fit.__qualname__ = "least_squares_duals"
+    return fit
+
+
+# -- reverse mode ------------------------------------------------------------------------------------------
+
+def _cost_gradient(derivative, residual):
+    """g(func, x, *args) = ∇ₓ ½‖r‖², one forward-mode derivative per entry of x (reverse mode differentiates it
+    again for H and for θ's cotangents)."""
+    def cost_gradient(func, x, *args):
+        unit = np.eye(np.size(x))
+
+        def along(k):
+            def cost(e):
+                return half_cost(residual, func, x + e * unit[k], *args)
+            return derivative(cost, 0.0)
+        return np.array([along(k) for k in range(np.size(x))])
+    return cost_gradient
+
+
+def _minimum_cotangents(pullback_full, derivative, name, residual, func, x, args, dx, dr, why):
+    """(func's cotangent, args' cotangents) for p̄ = dx and r̄ = dr (the residuals' at p*, or None): r̄ reaches θ
+    directly and p* through r's pullback at (p*, θ); p̄ in all reaches θ by `implicit_cotangents` on g = ∇ₚS."""
+    x = np.asarray(x, dtype=float)
+    d_func, d_args = None, (None,) * len(args)
+    bar = np.zeros(x.shape) if dx is None else np.asarray(dx, dtype=float).reshape(x.shape)
+    if any_cotangent(dr):
+        _, back = pullback_full(flat_residual, residual, func, x, *args)
+        _, (_, d_func, px, *d_args) = back(np.asarray(dr, dtype=float))
+        bar = bar + (0.0 if px is None else np.asarray(px, dtype=float).reshape(x.shape))
+    if np.any(bar != 0):
+        i_func, i_args = implicit_cotangents(pullback_full, name, _cost_gradient(derivative, residual), func, x,
+                                             args, bar, why, minimum=True)
+        d_func = acc(d_func, i_func)
+        d_args = tuple(acc(a, b) for a, b in zip(d_args, i_args))
+    return d_func, tuple(d_args)
+
+
+def _mapping_item(d, key):
+    return d.get(key) if d is not None and hasattr(d, "get") else None
+
+
+def leastsq_adjoint(pullback_full, derivative, fn=optimize.leastsq):
+    """leastsq's adjoint on reverse mode's `pullback_full` (and forward mode's `derivative`, for g = ∇ₚS): the
+    cotangents of func's closure (a Tangent) and of `args`, from those of x and of infodict['fvec']; any for
+    cov_x or the solver's state refused."""
+    sig = inspect.signature(fn)
+    names = tuple(sig.parameters)
+    name = "scipy.optimize.leastsq"
+
+    def leastsq_adjoint(dout, out, *pos, **kw):
+        opts = _options(sig, pos, kw)
+        func, (args, packed) = opts["func"], _packed(opts["args"])
+        dout = dout if dout is not None else (None,) * len(out)
+        dx, dr = dout[0], None
+        if opts["full_output"]:
+            if any_cotangent(dout[1]):
+                raise _state(name, "cov_x").error()
+            info = dout[2]
+            for k in ("fjac", "qtf"):
+                if any_cotangent(_mapping_item(info, k)):
+                    raise _state(name, f"infodict['{k}']").error()
+            dr = _mapping_item(info, "fvec")
+        cot = dict.fromkeys(names)
+        if any_cotangent(dx) or any_cotangent(dr):
+            ier = out[-1]
+            why = None if ier in _SUCCESS else (out[-2] if opts["full_output"] else f"ier={ier}")
+            cot["func"], dargs = _minimum_cotangents(pullback_full, derivative, name, as_array, func, out[0], args,
+                                                     dx, dr, why)
+            if any(d is not None for d in dargs):
+                cot["args"] = tuple(dargs) if packed else dargs[0]
+        grads = tuple(cot[k] for k in names[:len(pos)])
+        return grads + ({k: cot[k] for k in kw if cot.get(k) is not None},)
+    return leastsq_adjoint
+
+
+def least_squares_adjoint(pullback_full, derivative, fn=optimize.least_squares):
+    """least_squares' adjoint (see `leastsq_adjoint`): the result's cotangent is a mapping by field; x's, fun's
+    and cost's reach fun's closure, `args` and `kwargs`; the solver's state's are refused."""
+    sig = inspect.signature(fn)
+    names = tuple(sig.parameters)
+    name = "scipy.optimize.least_squares"
+
+    def least_squares_adjoint(dout, out, *pos, **kw):
+        opts = _options(sig, pos, kw)
+        fun, (args, packed) = opts["fun"], _packed(opts["args"])
+        kwargs = opts["kwargs"] or {}
+        cots = dict(dout) if dout is not None else {}
+        for k in ("jac", "grad", "optimality"):
+            if any_cotangent(cots.get(k)):
+                raise _state(name, f"res.{k}").error()
+        dx, dr, dc = cots.get("x"), cots.get("fun"), cots.get("cost")
+        cot = dict.fromkeys(names)
+        if any_cotangent(dx) or any_cotangent(dr) or any_cotangent(dc):
+            _least_squares_checked(name, opts, out)
+            if any_cotangent(dc):  # (∂S/∂r = r: the cost's cotangent as the residuals')
+                r = np.ravel(np.asarray(out.fun, dtype=float))
+                dr = float(dc) * r + (0.0 if dr is None else np.asarray(dr, dtype=float))
+            why = None if out.status > 0 else out.message
+            cot["fun"], (dkw, *dargs) = _minimum_cotangents(pullback_full, derivative, name, with_kwargs, fun,
+                                                            out.x, (kwargs, *args), dx, dr, why)
+            if any(d is not None for d in dargs):
+                cot["args"] = tuple(dargs) if packed else dargs[0]
+            if any_cotangent(dkw):
+                cot["kwargs"] = dkw
+        grads = tuple(cot[k] for k in names[:len(pos)])
+        return grads + ({k: cot[k] for k in kw if cot.get(k) is not None},)
+    return least_squares_adjoint
