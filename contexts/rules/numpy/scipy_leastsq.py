@@ -16,9 +16,14 @@ Jacobian given to steer the solve (`Dfun`, `jac`), the tolerances, scalings and 
 have no derivative: the optimum does not move with them.
 
 The outputs that are functions of (p*, θ) get their exact derivative: leastsq's `infodict['fvec']` and
-least_squares' `fun` (r at the optimum) and `cost` (S there). The solver's state has none the rules know and
-is refused on use: `cov_x` (the inverse of MINPACK's finite-difference JᵀJ; curve_fit's `pcov` is it scaled),
-`fjac`, `qtf`, least_squares' `jac`, `grad`, `optimality`. Integers and messages are what they are.
+least_squares' `fun` (r at the optimum), `cost` (S there) and `jac` (trf, dogbox and lm evaluate it at the
+returned x: a callable jac's value there, differentiated as code; an approximated one's derivative is J_r's
+own, which it approximates), so curve_fit's `pcov` with bounds (method 'trf'), from the SVD of res.jac, is
+differentiated. The solver's state has no derivative the rules know and is refused on use: leastsq's `cov_x`
+(from MINPACK's factorisation of its Jacobian at the iterate before the last step: not the returned x's;
+curve_fit's `pcov` for method 'lm' is it scaled), `fjac`, `qtf`, least_squares' `grad` and `optimality`. A
+sparse res.jac (jac_sparsity, tr_solver='lsmr') cannot carry a derivative: such a fit is refused whole.
+Integers and messages are what they are.
 
 Refused, never a number: a p that is not a stationary point of S (its Newton step −H⁻¹g more than 1e-6 of
 p's size: a capped or failed fit), a singular H (parameters the data do not determine) or one that is not
@@ -65,6 +70,18 @@ def half_cost(residual, func, x, *args):
 
 def _shifted_cost(residual, func, x, s, *args):
     return half_cost(residual, func, x + s, *args)
+
+
+def _shifted_residual(residual, func, x, s, *args):
+    return flat_residual(residual, func, x + s, *args)
+
+
+def _jacobian_dense(name, jac):
+    """least_squares' res.jac, when it is a dense array (its derivative is then given); a sparse matrix or a
+    LinearOperator (`jac_sparsity`, tr_solver='lsmr') would carry none: refused."""
+    if not isinstance(jac, np.ndarray):
+        raise NoDerivative(f"{name}: its res.jac is a {type(jac).__name__}, which cannot carry a derivative, so the "
+                           "fit is not differentiated", fix="use a dense Jacobian (no jac_sparsity, tr_solver='exact')")
 
 
 def _state(function, key) -> NoClosedForm:
@@ -143,6 +160,11 @@ def leastsq_duals(fw, fn=optimize.leastsq):
     return fit
 
 
+def _jacobian_called(jac, x, kwargs, *args):
+    """least_squares' callable jac at x, as an array."""
+    return np.asarray(jac(x, *args, **kwargs))
+
+
 def _least_squares_checked(name, opts, res):
     if opts["loss"] != "linear":
         raise _robust(name, opts["loss"])
@@ -166,6 +188,7 @@ def least_squares_duals(fw, fn=optimize.least_squares):
         plain["jac"] = _plain_call(fw, jac, args, kwargs) if callable(jac) else jac
         res = fn(_plain_call(fw, fun, args, kwargs), **plain)
         _least_squares_checked(name, opts, res)
+        _jacobian_dense(name, res.jac)
         theta = (kwargs, *args)
         solved = _minimum_dual(fw, name, with_kwargs, fun, theta, res.x, None if res.status > 0 else res.message)
         if solved is None:
@@ -175,7 +198,12 @@ def least_squares_duals(fw, fn=optimize.least_squares):
         out["x"] = x
         out["fun"] = fw.run_inside(flat_residual, (with_kwargs, fun, x, *theta), {})
         out["cost"] = fw.run_inside(half_cost, (with_kwargs, fun, x, *theta), {})
-        for k in ("jac", "grad", "optimality"):
+        if callable(jac):  # (res.jac is jac at x: its own derivative)
+            out["jac"] = fw.run_inside(_jacobian_called, (jac, x, *theta), {})
+        else:  # (res.jac approximates J_r at x: its derivative is J_r's)
+            out["jac"] = fw.run_inside(np.transpose, (fw.gradient_at(
+                lambda s: fw.run_inside(_shifted_residual, (with_kwargs, fun, x, s, *theta), {}), np.size(x)),), {})
+        for k in ("grad", "optimality"):
             out[k] = _refused(fw, y, np.asarray(res[k]) if k == "optimality" else res[k], _state(name, f"res.{k}"))
         return out
     fit.__name__ = fit.__qualname__ = "least_squares_duals"
@@ -198,22 +226,51 @@ def _cost_gradient(derivative, residual):
     return cost_gradient
 
 
-def _minimum_cotangents(pullback_full, derivative, name, residual, func, x, args, dx, dr, why):
-    """(func's cotangent, args' cotangents) for p̄ = dx and r̄ = dr (the residuals' at p*, or None): r̄ reaches θ
-    directly and p* through r's pullback at (p*, θ); p̄ in all reaches θ by `implicit_cotangents` on g = ∇ₚS."""
+def _residual_jacobian(derivative, residual):
+    """J_r(func, x, *args) (outputs by rows), one forward-mode derivative per entry of x."""
+    def residual_jacobian(func, x, *args):
+        unit = np.eye(np.size(x))
+
+        def along(k):
+            def shifted(e):
+                return flat_residual(residual, func, x + e * unit[k], *args)
+            return derivative(shifted, 0.0)
+        return np.stack([along(k) for k in range(np.size(x))], axis=1)
+    return residual_jacobian
+
+
+def _minimum_cotangents(pullback_full, derivative, name, residual, func, x, args, dx, outputs, why):
+    """(func's cotangent, args' cotangents, the cotangents of `outputs`' functions) for p̄ = dx and the
+    cotangents of outputs that are functions of (p*, θ): `outputs` holds (F, fn, cotangent) for the value
+    F(fn, p*, *args) (the residuals, the Jacobian). Each output's cotangent reaches θ directly and p* through
+    F's pullback at (p*, θ); p̄ in all reaches θ by `implicit_cotangents` on g = ∇ₚS."""
     x = np.asarray(x, dtype=float)
-    d_func, d_args = None, (None,) * len(args)
+    d_args = (None,) * len(args)
+    d_fns = []
     bar = np.zeros(x.shape) if dx is None else np.asarray(dx, dtype=float).reshape(x.shape)
-    if any_cotangent(dr):
-        _, back = pullback_full(flat_residual, residual, func, x, *args)
-        _, (_, d_func, px, *d_args) = back(np.asarray(dr, dtype=float))
+    for F, fn, cot in outputs:
+        if not any_cotangent(cot):
+            d_fns.append(None)
+            continue
+        _, back = pullback_full(F, fn, x, *args)
+        _, (d_fn, px, *more) = back(np.asarray(cot, dtype=float))
+        d_fns.append(d_fn)
+        d_args = tuple(acc(a, b) for a, b in zip(d_args, more))
         bar = bar + (0.0 if px is None else np.asarray(px, dtype=float).reshape(x.shape))
+    d_func = None
     if np.any(bar != 0):
-        i_func, i_args = implicit_cotangents(pullback_full, name, _cost_gradient(derivative, residual), func, x,
-                                             args, bar, why, minimum=True)
-        d_func = acc(d_func, i_func)
+        d_func, i_args = implicit_cotangents(pullback_full, name, _cost_gradient(derivative, residual), func, x, args,
+                                             bar, why, minimum=True)
         d_args = tuple(acc(a, b) for a, b in zip(d_args, i_args))
-    return d_func, tuple(d_args)
+    return d_func, d_args, d_fns
+
+
+def _flat_residual_of(func, x, *args):
+    return flat_residual(as_array, func, x, *args)
+
+
+def _flat_residual_of_kw(fun, x, kwargs, *args):
+    return flat_residual(with_kwargs, fun, x, kwargs, *args)
 
 
 def _mapping_item(d, key):
@@ -245,8 +302,10 @@ def leastsq_adjoint(pullback_full, derivative, fn=optimize.leastsq):
         if any_cotangent(dx) or any_cotangent(dr):
             ier = out[-1]
             why = None if ier in _SUCCESS else (out[-2] if opts["full_output"] else f"ier={ier}")
-            cot["func"], dargs = _minimum_cotangents(pullback_full, derivative, name, as_array, func, out[0], args,
-                                                     dx, dr, why)
+            outputs = [(_flat_residual_of, func, dr)]
+            d_func, dargs, (d_r,) = _minimum_cotangents(pullback_full, derivative, name, as_array, func, out[0],
+                                                        args, dx, outputs, why)
+            cot["func"] = acc(d_func, d_r)
             if any(d is not None for d in dargs):
                 cot["args"] = tuple(dargs) if packed else dargs[0]
         grads = tuple(cot[k] for k in names[:len(pos)])
@@ -266,19 +325,28 @@ def least_squares_adjoint(pullback_full, derivative, fn=optimize.least_squares):
         fun, (args, packed) = opts["fun"], _packed(opts["args"])
         kwargs = opts["kwargs"] or {}
         cots = dict(dout) if dout is not None else {}
-        for k in ("jac", "grad", "optimality"):
+        for k in ("grad", "optimality"):
             if any_cotangent(cots.get(k)):
                 raise _state(name, f"res.{k}").error()
-        dx, dr, dc = cots.get("x"), cots.get("fun"), cots.get("cost")
+        dx, dr, dc, dj = cots.get("x"), cots.get("fun"), cots.get("cost"), cots.get("jac")
         cot = dict.fromkeys(names)
-        if any_cotangent(dx) or any_cotangent(dr) or any_cotangent(dc):
+        if any(any_cotangent(d) for d in (dx, dr, dc, dj)):
             _least_squares_checked(name, opts, out)
+            _jacobian_dense(name, out.jac)
             if any_cotangent(dc):  # (∂S/∂r = r: the cost's cotangent as the residuals')
                 r = np.ravel(np.asarray(out.fun, dtype=float))
                 dr = float(dc) * r + (0.0 if dr is None else np.asarray(dr, dtype=float))
+            jac = opts["jac"]
+            outputs = [(_flat_residual_of_kw, fun, dr),
+                       (_jacobian_called, jac, dj) if callable(jac) else
+                       (_residual_jacobian(derivative, with_kwargs), fun, dj)]
             why = None if out.status > 0 else out.message
-            cot["fun"], (dkw, *dargs) = _minimum_cotangents(pullback_full, derivative, name, with_kwargs, fun,
-                                                            out.x, (kwargs, *args), dx, dr, why)
+            d_fun, (dkw, *dargs), (d_r, d_j) = _minimum_cotangents(pullback_full, derivative, name, with_kwargs, fun,
+                                                                   out.x, (kwargs, *args), dx, outputs, why)
+            if callable(jac):
+                cot["fun"], cot["jac"] = acc(d_fun, d_r), d_j
+            else:
+                cot["fun"] = acc(acc(d_fun, d_r), d_j)
             if any(d is not None for d in dargs):
                 cot["args"] = tuple(dargs) if packed else dargs[0]
             if any_cotangent(dkw):
