@@ -268,3 +268,21 @@ def test_capped_fit_runs_unchanged():
 def test_second_derivative_refused():
     with pytest.raises(OverdubError):
         hessian(lambda t: decay_fit(np.array([t[0], 0.25]))[0], np.array([0.9]))
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_peakutils_gaussian_fit(mode):
+    """PeakUtils itself (its own model, exp(-(x - c)² / (2w² + eps)), and initial guess from the data)."""
+    peakutils = pytest.importorskip("peakutils")
+    eps = np.finfo(float).eps
+
+    def jac(x, a, c, w):
+        d = 2 * w ** 2 + eps
+        e = np.exp(-(x - c) ** 2 / d)
+        return np.stack([e, a * e * 2 * (x - c) / d, a * e * (x - c) ** 2 * 4 * w / d ** 2], axis=1)
+
+    def oracle(y):
+        p0 = [np.max(y), X[0], (X[1] - X[0]) * 5]  # (gaussian_fit's own)
+        return so.curve_fit(peakutils.peak.gaussian, X, y, p0, jac=jac, **TIGHT)[0][1]
+    got = MODES[mode](lambda y: peakutils.peak.gaussian_fit(X, y, center_only=True), Y)
+    assert_close(got, fd.gradient(oracle, Y)[0])
