@@ -27,7 +27,7 @@ import scipy.linalg as scipy_linalg
 import scipy.linalg.lapack as lapack
 
 from ..cotangents import Refused
-from ..registry import NoClosedForm, registry
+from ..registry import NoClosedForm, NoDerivative, registry
 from ._util import bind as _bind, match_primal, unsupported
 from .linalg import (_lower_gradient, cholesky_adjoint, cholesky_frule, det_adjoint, det_frule, eigh_middle, eigh_tangents,
                      hermitian_seen, lstsq_adjoint, lstsq_frule, svd_adjoint, svd_frule)
@@ -1072,3 +1072,88 @@ def norm(a, ord=None, axis=None, keepdims=False, check_finite=True):
 registry.set(scipy_linalg.eigvals, stand_in=eigvals)
 registry.set(scipy_linalg.eig, stand_in=eig)
 registry.set(scipy_linalg.norm, stand_in=norm)
+
+
+# -- scipy.linalg.matrix_balance: B = T⁻¹ A T by numpy's indexing and scaling (`Rule.stand_in`), T chosen by
+# LAPACK's ?gebal on A's values (`balancing`, without derivative). T is a permutation times a diagonal of powers
+# of two, piecewise constant in A, so dB = T⁻¹ dA T, and T, the scaling and the permutation carry none. B itself
+# is exact: a permutation of A's entries, each times a power of two (bit for bit scipy's).
+#
+# T's choice is discontinuous in A where it changes: where an entry gebal found zero (isolating an eigenvalue by
+# a permutation, or a row or column of zero norm it leaves unscaled) becomes nonzero, B jumps (a 1e-9 change
+# of one zero entry of a 3x3 matrix scaled one of B's entries by 2**14). There the derivative is T's side's,
+# held fixed: right for what is invariant under the similarity (T f(B) T⁻¹, as harold's discretize computes,
+# B's eigenvalues), and for B itself along directions keeping those zeros; not B's own along a direction
+# filling one, where B has none. Forward mode refuses that direction (`balanced_kept`); reverse mode cannot
+# tell a direction and gives the fixed-T gradient (as for LAPACK's pivoting everywhere).
+
+def balancing(a, permute, scale):
+    """(scaling, perm, zeros) of scipy.linalg.matrix_balance(a, separate=True), and the entries of B = T⁻¹AT
+    whose being zero T's choice relied on (`zeros`, boolean): a primitive without derivative, given plain
+    arrays only."""
+    while type(a).__name__ == "Dual":  # (reverse mode's rule under an outer forward pass: its values)
+        a = a.primal
+    b, (scaling, perm) = scipy_linalg.matrix_balance(a, permute=permute, scale=scale, separate=True)
+    _, lo, hi, _, _ = scipy_linalg.get_lapack_funcs("gebal", (a,))(a, scale=scale, permute=permute)
+    n = len(a)
+    rows, cols = np.indices((n, n))
+    zeros = ((rows > hi) & (cols < rows)) | ((cols < lo) & (rows > cols))  # (isolated by the permutation)
+    if scale:  # (a row or column of the active block of zero norm off the diagonal: left unscaled)
+        active = (rows >= lo) & (rows <= hi) & (cols >= lo) & (cols <= hi) & (rows != cols)
+        empty_cols = ~np.any(active & (b != 0), axis=0)
+        empty_rows = ~np.any(active & (b != 0), axis=1)
+        zeros |= active & (empty_cols[None, :] | empty_rows[:, None])
+    return scaling, perm, zeros
+
+
+registry.nondifferentiable(balancing)
+
+
+def balanced_kept(b, zeros):
+    """b itself (a primitive): its tangent must keep `zeros` zero (T's choice holds along it)."""
+    return b
+
+
+def _balanced_kept_frule(tangents, b, zeros):
+    t = tangents[0] if tangents else None
+    if t is not None and np.any(np.asarray(t)[..., zeros] != 0):
+        raise NoDerivative("scipy.linalg.matrix_balance: the direction makes nonzero an entry of A that the "
+                           "balancing found zero and chose its permutation or scaling by, so B = T⁻¹AT jumps "
+                           "there (T changes) and has no derivative along it",
+                           fix="differentiate what is invariant under the similarity (T f(B) T⁻¹, eigenvalues) "
+                               "through reverse mode, keep those entries zero, or balance with permute=False, "
+                               "scale=False")
+    return b, t
+
+
+def _balanced_kept_adjoint(dy, y, b, zeros):
+    return dy, None
+
+
+registry.set(balanced_kept, adjoint=_balanced_kept_adjoint, frule=_balanced_kept_frule)
+
+
+def matrix_balance(A, permute=True, scale=True, separate=False, overwrite_a=False):
+    """scipy.linalg.matrix_balance: (B, T), or (B, (scaling, perm)) with separate=True."""
+    a = np.atleast_2d(_finite(A, True))
+    if a.ndim != 2 or a.shape[0] != a.shape[1] or a.size == 0:
+        return _balance_plain(a, permute, scale, separate)
+    if a.dtype.kind not in "fc":
+        a = a.astype(float)
+    scaling, perm, zeros = balancing(a, permute, scale)
+    ratio = (scaling[None, :] / scaling[:, None]).astype(a.real.dtype)  # (powers of two: exact)
+    b = balanced_kept(a[perm][:, perm] * ratio, zeros)
+    if separate:
+        return b, (scaling, perm)
+    iperm = np.empty_like(perm)
+    iperm[perm] = np.arange(len(perm))
+    return b, np.diag(scaling)[iperm, :]
+
+
+def _balance_plain(a, permute, scale, separate):
+    """scipy's own answer (and errors) where there is nothing to differentiate: an empty or non-square a."""
+    return scipy_linalg.matrix_balance(a, permute=permute, scale=scale, separate=separate)
+
+
+registry.nondifferentiable(_balance_plain)
+registry.set(scipy_linalg.matrix_balance, stand_in=matrix_balance)
