@@ -30,8 +30,8 @@ p's size: a capped or failed fit), a singular H (parameters the data do not dete
 positive definite (a saddle, not a minimum), least_squares with a bound active at the solution or a robust
 `loss` (the conditions differ: not implemented), a second derivative.
 
-Rules sit below the modes: reverse mode hands `leastsq_adjoint`/`least_squares_adjoint` its
-`pullback_full` and forward mode's `derivative`, forward mode hands `leastsq_duals`/`least_squares_duals`
+Rules sit below the modes: reverse mode hands `leastsq_adjoint`/`least_squares_adjoint` its hooks
+(`pullback_full`, forward mode's `derivative`, a gradient and Hessian by forward mode), forward mode hands `leastsq_duals`/`least_squares_duals`
 its helpers (`contexts.ad.callbacks`, `contexts.forward.callbacks`).
 """
 
@@ -44,7 +44,7 @@ from scipy import optimize
 
 from ..cotangents import Refused, acc
 from ..registry import NoClosedForm, NoDerivative
-from .scipy_optimize import _options, _packed, any_cotangent, as_array, implicit_cotangents, implicit_dual
+from .scipy_optimize import (_isolated, _one_level, _twice, _options, _packed, _strict_minimum, any_cotangent, as_array, implicit_dual)
 
 __all__ = ["leastsq_duals", "leastsq_adjoint", "least_squares_duals", "least_squares_adjoint", "with_kwargs",
            "flat_residual", "half_cost"]
@@ -101,16 +101,73 @@ def _active(name) -> NoDerivative:
                         "theorem overdub applies", fix="widen the bounds, or keep the fit's inputs constant")
 
 
+# -- the optimum itself -------------------------------------------------------------------------------------
+
+def _far(name, step, why) -> NoDerivative:
+    said = f" (the solver reports no success: {' '.join(str(why).split())})" if why else ""
+    return NoDerivative(f"{name}'s x is not a minimum of ½‖r‖²{said}: a Newton step of {np.max(np.abs(step)):.3g} "
+                        "from a stationary point, more than 1e-3 of its parameters, so the implicit function's "
+                        "derivative does not hold at it",
+                        fix="tighten the fit (ftol, xtol, more evaluations, another x0) until it converges, or keep "
+                            "its inputs constant")
+
+
+def _unsettled(name, step) -> NoDerivative:
+    return NoDerivative(f"{name}: Newton's iteration on ∇½‖r‖² from the fit's x does not settle (its last step "
+                        f"{np.max(np.abs(step)):.3g}): the optimum is not determined to the precision its derivative "
+                        "needs (an ill-conditioned fit)", fix="fit fewer parameters, or keep the fit's inputs constant")
+
+
+def polished(name, gradient_hessian, x, why):
+    """The stationary point of S = ½‖r‖² the fit's x approximates (θ fixed), by Newton's steps on g = ∇S with the
+    exact Hessian H (`gradient_hessian(p)` = (g, H), plain): the derivative is the optimum's, not that of a point
+    the solver's tolerance left up to sqrt(ftol) away (curve_fit's defaults stop 5e-6 off on noisy data, where
+    the derivative came out 8e-6 off). Refused: a first step of more than 1e-3 of a parameter (a failed or capped
+    fit: not near a minimum), an iteration that does not settle to 1e-8, a singular or not positive definite H
+    at the optimum. Each parameter's scale is its size, at least 1e-6 of the largest's."""
+    x = np.array(x, dtype=float).reshape(-1)
+    scale = np.maximum(np.abs(x), 1e-6 * np.max(np.abs(x), initial=0.0))
+    step = None
+    for i in range(6):
+        g, H = gradient_hessian(x)
+        H = np.asarray(H, dtype=float).reshape(x.size, x.size)
+        _isolated(name, H)
+        step = np.linalg.solve(H, np.asarray(g, dtype=float).reshape(-1))
+        if i == 0 and not np.all(np.abs(step) <= 1e-3 * scale):
+            raise _far(name, step, why)
+        x = x - step
+        if np.all(np.abs(step) <= 1e-13 * scale):
+            break
+    if not np.all(np.abs(step) <= 1e-8 * scale):
+        raise _unsettled(name, step)
+    _strict_minimum(name, H)
+    return x
+
+
 # -- forward mode ------------------------------------------------------------------------------------------
 
 def _minimum_dual(fw, name, residual, func, args, x, why):
     """(p*'s dual, ∇S at p* on duals) or None (nothing r depends on is perturbed): `implicit_dual` on g = ∇ₚS, by
-    forward mode on S (`fw.gradient_at`, perturbations of θ kept), H by forward mode on g."""
+    forward mode on S (`fw.gradient_at`, perturbations of θ kept), H by forward mode on g, at the optimum
+    `polished` from the fit's x; the dual's value is the fit's x."""
     n = np.size(x)
 
     def g(p):
         return fw.gradient_at(lambda s: fw.run_inside(_shifted_cost, (residual, func, p, s, *args), {}), n)
-    return implicit_dual(fw, name, g, np.asarray(x, dtype=float), why, minimum=True)
+    first = g(np.asarray(x, dtype=float))
+    if not fw.is_dual(first):  # (None where nothing r depends on is perturbed; refused where it is, unseen)
+        return implicit_dual(fw, name, lambda p: first, x)
+    if not _one_level(first, fw):
+        raise _twice(name)
+
+    def gradient_hessian(p):
+        return fw.primal(g(p)), fw.slope_at(g, p)
+    optimum = polished(name, gradient_hessian, x, why)
+    solved = implicit_dual(fw, name, g, optimum, minimum=True)
+    if solved is None:
+        return None
+    dual, y = solved
+    return type(dual)(np.array(x, dtype=float).reshape(np.shape(optimum)), dual.tangent, dual.tag), y
 
 
 def _refused(fw, y, value, why):
@@ -212,18 +269,14 @@ def least_squares_duals(fw, fn=optimize.least_squares):
 
 # -- reverse mode ------------------------------------------------------------------------------------------
 
-def _cost_gradient(derivative, residual):
-    """g(func, x, *args) = ∇ₓ ½‖r‖², one forward-mode derivative per entry of x (reverse mode differentiates it
-    again for H and for θ's cotangents)."""
-    def cost_gradient(func, x, *args):
-        unit = np.eye(np.size(x))
-
-        def along(k):
-            def cost(e):
-                return half_cost(residual, func, x + e * unit[k], *args)
-            return derivative(cost, 0.0)
-        return np.array([along(k) for k in range(np.size(x))])
-    return cost_gradient
+def _along(derivative, residual):
+    """λ·g(func, x, λ, *args) = d/de S(x + eλ), by one forward-mode derivative (reverse mode differentiates it
+    for θ's cotangents: (∂g/∂θ)ᵀλ)."""
+    def cost_along(func, x, lam, *args):
+        def cost(e):
+            return half_cost(residual, func, x + e * lam, *args)
+        return derivative(cost, 0.0)
+    return cost_along
 
 
 def _residual_jacobian(derivative, residual):
@@ -239,11 +292,13 @@ def _residual_jacobian(derivative, residual):
     return residual_jacobian
 
 
-def _minimum_cotangents(pullback_full, derivative, name, residual, func, x, args, dx, outputs, why):
+def _minimum_cotangents(rv, name, residual, func, x, args, dx, outputs, why):
     """(func's cotangent, args' cotangents, the cotangents of `outputs`' functions) for p̄ = dx and the
     cotangents of outputs that are functions of (p*, θ): `outputs` holds (F, fn, cotangent) for the value
-    F(fn, p*, *args) (the residuals, the Jacobian). Each output's cotangent reaches θ directly and p* through
-    F's pullback at (p*, θ); p̄ in all reaches θ by `implicit_cotangents` on g = ∇ₚS."""
+    F(fn, p*, *args) (the residuals, the Jacobian), on reverse mode's hooks `rv` (`pullback_full`, forward mode's
+    `derivative`, and `gradient_hessian(f, x)`: a plain function's gradient and Hessian by forward mode). Each
+    output's cotangent reaches θ directly and p* through F's pullback at (p*, θ); p̄ in all reaches θ as
+    −(∂g/∂θ)ᵀλ, Hλ = p̄ at the `polished` optimum: the pullback of λ·g (`_along`) with cotangent −1."""
     x = np.asarray(x, dtype=float)
     d_args = (None,) * len(args)
     d_fns = []
@@ -252,15 +307,26 @@ def _minimum_cotangents(pullback_full, derivative, name, residual, func, x, args
         if not any_cotangent(cot):
             d_fns.append(None)
             continue
-        _, back = pullback_full(F, fn, x, *args)
+        _, back = rv.pullback_full(F, fn, x, *args)
         _, (d_fn, px, *more) = back(np.asarray(cot, dtype=float))
         d_fns.append(d_fn)
         d_args = tuple(acc(a, b) for a, b in zip(d_args, more))
         bar = bar + (0.0 if px is None else np.asarray(px, dtype=float).reshape(x.shape))
     d_func = None
     if np.any(bar != 0):
-        d_func, i_args = implicit_cotangents(pullback_full, name, _cost_gradient(derivative, residual), func, x, args,
-                                             bar, why, minimum=True)
+        def cost(p):
+            return half_cost(residual, func, p, *args)
+        try:
+            optimum = polished(name, lambda p: rv.gradient_hessian(cost, p), x, why)
+            H = rv.gradient_hessian(cost, optimum)[1]
+        except (TypeError, ValueError) as e:  # (duals in θ, forward over reverse: a second derivative)
+            if isinstance(e, NoDerivative):
+                raise
+            raise _twice(name) from e
+        lam = np.linalg.solve(np.asarray(H, dtype=float).reshape(x.size, x.size), bar.reshape(-1))
+        _, back = rv.pullback_full(_along(rv.derivative, residual), func, optimum.reshape(x.shape),
+                                   lam.reshape(x.shape), *args)
+        _, (d_func, _, _, *i_args) = back(-1.0)
         d_args = tuple(acc(a, b) for a, b in zip(d_args, i_args))
     return d_func, d_args, d_fns
 
@@ -277,8 +343,8 @@ def _mapping_item(d, key):
     return d.get(key) if d is not None and hasattr(d, "get") else None
 
 
-def leastsq_adjoint(pullback_full, derivative, fn=optimize.leastsq):
-    """leastsq's adjoint on reverse mode's `pullback_full` (and forward mode's `derivative`, for g = ∇ₚS): the
+def leastsq_adjoint(rv, fn=optimize.leastsq):
+    """leastsq's adjoint on reverse mode's hooks `rv` (see `_minimum_cotangents`): the
     cotangents of func's closure (a Tangent) and of `args`, from those of x and of infodict['fvec']; any for
     cov_x or the solver's state refused."""
     sig = inspect.signature(fn)
@@ -303,8 +369,7 @@ def leastsq_adjoint(pullback_full, derivative, fn=optimize.leastsq):
             ier = out[-1]
             why = None if ier in _SUCCESS else (out[-2] if opts["full_output"] else f"ier={ier}")
             outputs = [(_flat_residual_of, func, dr)]
-            d_func, dargs, (d_r,) = _minimum_cotangents(pullback_full, derivative, name, as_array, func, out[0],
-                                                        args, dx, outputs, why)
+            d_func, dargs, (d_r,) = _minimum_cotangents(rv, name, as_array, func, out[0], args, dx, outputs, why)
             cot["func"] = acc(d_func, d_r)
             if any(d is not None for d in dargs):
                 cot["args"] = tuple(dargs) if packed else dargs[0]
@@ -313,7 +378,7 @@ def leastsq_adjoint(pullback_full, derivative, fn=optimize.leastsq):
     return leastsq_adjoint
 
 
-def least_squares_adjoint(pullback_full, derivative, fn=optimize.least_squares):
+def least_squares_adjoint(rv, fn=optimize.least_squares):
     """least_squares' adjoint (see `leastsq_adjoint`): the result's cotangent is a mapping by field; x's, fun's
     and cost's reach fun's closure, `args` and `kwargs`; the solver's state's are refused."""
     sig = inspect.signature(fn)
@@ -339,10 +404,10 @@ def least_squares_adjoint(pullback_full, derivative, fn=optimize.least_squares):
             jac = opts["jac"]
             outputs = [(_flat_residual_of_kw, fun, dr),
                        (_jacobian_called, jac, dj) if callable(jac) else
-                       (_residual_jacobian(derivative, with_kwargs), fun, dj)]
+                       (_residual_jacobian(rv.derivative, with_kwargs), fun, dj)]
             why = None if out.status > 0 else out.message
-            d_fun, (dkw, *dargs), (d_r, d_j) = _minimum_cotangents(pullback_full, derivative, name, with_kwargs, fun,
-                                                                   out.x, (kwargs, *args), dx, outputs, why)
+            d_fun, (dkw, *dargs), (d_r, d_j) = _minimum_cotangents(rv, name, with_kwargs, fun, out.x,
+                                                                   (kwargs, *args), dx, outputs, why)
             if callable(jac):
                 cot["fun"], cot["jac"] = acc(d_fun, d_r), d_j
             else:
