@@ -8,7 +8,7 @@ their optimum by the implicit function theorem, the residual function r differen
 θ is whatever r depends on: its `args=(...)` (and `kwargs=` of least_squares) and the values its closure or
 bound object holds (curve_fit's xdata, ydata and sigma sit in the closure it builds around the model). H is
 exact, second-order terms included: g is the gradient of S by forward mode on r, H its Jacobian by forward
-mode again (reverse mode: g's pullbacks). The Gauss-Newton JᵀJ alone would be wrong wherever the residuals
+mode again (reverse mode: θ's cotangents by one pullback of λ·g, Hλ = p̄). The Gauss-Newton JᵀJ alone would be wrong wherever the residuals
 are not zero, which is every fit of noisy data. The iteration that found p* is not differentiated (MINPACK is
 C; least_squares' trust-region steps, differentiated as code, stop at the solver's tolerance: curve_fit with
 bounds had its derivative 1e-3 off, silently), so every method has the same derivative at its x. x0, a
@@ -25,14 +25,19 @@ curve_fit's `pcov` for method 'lm' is it scaled), `fjac`, `qtf`, least_squares' 
 sparse res.jac (jac_sparsity, tr_solver='lsmr') cannot carry a derivative: such a fit is refused whole.
 Integers and messages are what they are.
 
-Refused, never a number: a p that is not a stationary point of S (its Newton step −H⁻¹g more than 1e-6 of
-p's size: a capped or failed fit), a singular H (parameters the data do not determine) or one that is not
-positive definite (a saddle, not a minimum), least_squares with a bound active at the solution or a robust
-`loss` (the conditions differ: not implemented), a second derivative.
+The derivative is taken at the optimum itself: Newton's steps on g with the exact H from the fit's x
+(`polished`), since a fit stopped by ftol on noisy data can sit a Newton step of 5e-6 away, whose derivative
+is as far off. The value returned stays the fit's x.
+
+Refused, never a number: a p that is not near a stationary point of S (its Newton step −H⁻¹g more than 1e-3
+of a parameter, or more than 1e-6 where the solver reports no success: a capped or failed fit), Newton's steps
+that do not settle, a singular H (parameters the data do not determine) or one that is not positive definite
+(a saddle, not a minimum), least_squares with a bound active at the solution or a robust `loss` (the
+conditions differ: not implemented), a sparse res.jac, a second derivative.
 
 Rules sit below the modes: reverse mode hands `leastsq_adjoint`/`least_squares_adjoint` its hooks
-(`pullback_full`, forward mode's `derivative`, a gradient and Hessian by forward mode), forward mode hands `leastsq_duals`/`least_squares_duals`
-its helpers (`contexts.ad.callbacks`, `contexts.forward.callbacks`).
+(`pullback_full`, forward mode's `derivative`, a gradient and Hessian by forward mode), forward mode hands
+`leastsq_duals`/`least_squares_duals` its helpers (`contexts.ad.callbacks`, `contexts.forward.callbacks`).
 """
 
 from __future__ import annotations
@@ -50,6 +55,16 @@ __all__ = ["leastsq_duals", "leastsq_adjoint", "least_squares_duals", "least_squ
            "flat_residual", "half_cost"]
 
 _SUCCESS = (1, 2, 3, 4)  # leastsq's ier when MINPACK reports convergence
+_FAILURES = {0: "improper input", 5: "the number of calls reached maxfev", 6: "ftol too small",
+             7: "xtol too small", 8: "gtol too small"}
+
+
+def _leastsq_why(out, full):
+    """leastsq's word where MINPACK reports no success (its message with full_output), else None."""
+    ier = out[-1]
+    if ier in _SUCCESS:
+        return None
+    return out[-2] if full else f"ier={ier}, {_FAILURES.get(ier, 'unknown')}"
 
 
 def with_kwargs(fun, x, kwargs, *args):
@@ -106,8 +121,8 @@ def _active(name) -> NoDerivative:
 def _far(name, step, why) -> NoDerivative:
     said = f" (the solver reports no success: {' '.join(str(why).split())})" if why else ""
     return NoDerivative(f"{name}'s x is not a minimum of ½‖r‖²{said}: a Newton step of {np.max(np.abs(step)):.3g} "
-                        "from a stationary point, more than 1e-3 of its parameters, so the implicit function's "
-                        "derivative does not hold at it",
+                        f"from a stationary point, more than {'1e-6' if why else '1e-3'} of its parameters, so the "
+                        "implicit function's derivative does not hold at it",
                         fix="tighten the fit (ftol, xtol, more evaluations, another x0) until it converges, or keep "
                             "its inputs constant")
 
@@ -122,9 +137,10 @@ def polished(name, gradient_hessian, x, why):
     """The stationary point of S = ½‖r‖² the fit's x approximates (θ fixed), by Newton's steps on g = ∇S with the
     exact Hessian H (`gradient_hessian(p)` = (g, H), plain): the derivative is the optimum's, not that of a point
     the solver's tolerance left up to sqrt(ftol) away (curve_fit's defaults stop 5e-6 off on noisy data, where
-    the derivative came out 8e-6 off). Refused: a first step of more than 1e-3 of a parameter (a failed or capped
-    fit: not near a minimum), an iteration that does not settle to 1e-8, a singular or not positive definite H
-    at the optimum. Each parameter's scale is its size, at least 1e-6 of the largest's."""
+    the derivative came out 8e-6 off). Refused: a first step of more than 1e-3 of a parameter (not near a
+    minimum), or of more than 1e-6 where the solver reports no success (`why`: a capped or failed fit), an
+    iteration that does not settle to 1e-8, a singular or not positive definite H at the optimum. Each
+    parameter's scale is its size, at least 1e-6 of the largest's."""
     x = np.array(x, dtype=float).reshape(-1)
     scale = np.maximum(np.abs(x), 1e-6 * np.max(np.abs(x), initial=0.0))
     step = None
@@ -133,7 +149,7 @@ def polished(name, gradient_hessian, x, why):
         H = np.asarray(H, dtype=float).reshape(x.size, x.size)
         _isolated(name, H)
         step = np.linalg.solve(H, np.asarray(g, dtype=float).reshape(-1))
-        if i == 0 and not np.all(np.abs(step) <= 1e-3 * scale):
+        if i == 0 and not np.all(np.abs(step) <= (1e-6 if why else 1e-3) * scale):
             raise _far(name, step, why)
         x = x - step
         if np.all(np.abs(step) <= 1e-13 * scale):
@@ -201,7 +217,7 @@ def leastsq_duals(fw, fn=optimize.leastsq):
             plain["Dfun"] = _plain_call(fw, Dfun, args)
         out = fn(_plain_call(fw, func, args), **plain)
         full, ier = bool(opts["full_output"]), out[-1]
-        why = None if ier in _SUCCESS else (out[-2] if full else f"ier={ier}")
+        why = _leastsq_why(out, full)
         solved = _minimum_dual(fw, name, as_array, func, args, out[0], why)
         if solved is None:
             return out
@@ -366,8 +382,7 @@ def leastsq_adjoint(rv, fn=optimize.leastsq):
             dr = _mapping_item(info, "fvec")
         cot = dict.fromkeys(names)
         if any_cotangent(dx) or any_cotangent(dr):
-            ier = out[-1]
-            why = None if ier in _SUCCESS else (out[-2] if opts["full_output"] else f"ier={ier}")
+            why = _leastsq_why(out, opts["full_output"])
             outputs = [(_flat_residual_of, func, dr)]
             d_func, dargs, (d_r,) = _minimum_cotangents(rv, name, as_array, func, out[0], args, dx, outputs, why)
             cot["func"] = acc(d_func, d_r)

@@ -234,6 +234,12 @@ def capped(y):
     return so.leastsq(lambda p: gaussian(X, *p) - y, P0, maxfev=5)[0][1]
 
 
+def nearly_capped(y):
+    """Stopped by maxfev 1.5e-4 from the optimum (ier 5): near enough for Newton's steps, but the solver says it
+    failed."""
+    return so.leastsq(lambda p: gaussian(X, *p) - y, P0, maxfev=10)[0][1]
+
+
 def singular(y):
     """a·b·x: only the product is determined."""
     return so.leastsq(lambda p: p[0] * p[1] * X - y, [1.0, 1.0])[0][0]
@@ -269,7 +275,8 @@ def sparse_jacobian(y):
     return so.least_squares(lambda p: gaussian(X, *p) - y, P0, jac_sparsity=np.ones((X.size, 3))).x[1]
 
 
-REFUSED = {"capped": (capped, Y, "not a minimum"), "singular": (singular, Y, "not a minimum|singular"),
+REFUSED = {"capped": (capped, Y, "not a minimum"), "nearly_capped": (nearly_capped, Y, "no success.*maxfev"),
+           "singular": (singular, Y, "not a minimum|singular"),
            "saddle": (saddle, 1.0, "not a strict minimum"), "bound": (bound_active, Y, "bound is active"),
            "cov_x": (lm_pcov, Y, "cov_x|special|SpecialPoint|value equal to"), "loss": (robust, Y, "loss='soft_l1'"),
            "grad": (least_squares_grad, Y, "res.grad"), "fjac": (leastsq_fjac, Y, "fjac"),
