@@ -83,6 +83,10 @@ def half_cost(residual, func, x, *args):
     return 0.5 * np.sum(r * r)
 
 
+def _half_square(r):
+    return 0.5 * np.dot(r, r)
+
+
 def _shifted_cost(residual, func, x, s, *args):
     return half_cost(residual, func, x + s, *args)
 
@@ -222,10 +226,13 @@ def leastsq_duals(fw, fn=optimize.leastsq):
         if solved is None:
             return out
         x, y = solved
+        # (r at x's dual, called last: a residual keeping what it is given, as lmfit's, holds the solution, not a
+        # point of the Hessian's nested derivative calls)
+        fvec = fw.run_inside(flat_residual, (as_array, func, x, *args), {})
         if not full:
             return x, ier
         cov_x, info = out[1], dict(out[2])
-        info["fvec"] = fw.run_inside(flat_residual, (as_array, func, x, *args), {})
+        info["fvec"] = fvec
         for k in ("fjac", "qtf"):
             info[k] = _refused(fw, y, info.get(k), _state(name, f"infodict['{k}']"))
         return (x, _refused(fw, y, cov_x, _state(name, "cov_x")), info) + tuple(out[3:])
@@ -269,13 +276,13 @@ def least_squares_duals(fw, fn=optimize.least_squares):
         x, y = solved
         out = type(res)(res)
         out["x"] = x
-        out["fun"] = fw.run_inside(flat_residual, (with_kwargs, fun, x, *theta), {})
-        out["cost"] = fw.run_inside(half_cost, (with_kwargs, fun, x, *theta), {})
         if callable(jac):  # (res.jac is jac at x: its own derivative)
             out["jac"] = fw.run_inside(_jacobian_called, (jac, x, *theta), {})
         else:  # (res.jac approximates J_r at x: its derivative is J_r's)
             out["jac"] = fw.run_inside(np.transpose, (fw.gradient_at(
                 lambda s: fw.run_inside(_shifted_residual, (with_kwargs, fun, x, s, *theta), {}), np.size(x)),), {})
+        out["fun"] = fw.run_inside(flat_residual, (with_kwargs, fun, x, *theta), {})  # (last: as leastsq's fvec)
+        out["cost"] = fw.run_inside(_half_square, (out["fun"],), {})
         for k in ("grad", "optimality"):
             out[k] = _refused(fw, y, np.asarray(res[k]) if k == "optimality" else res[k], _state(name, f"res.{k}"))
         return out
