@@ -115,7 +115,8 @@ def _robust(name, loss) -> NoDerivative:
 
 
 def _active(name) -> NoDerivative:
-    return NoDerivative(f"{name}: a bound is active at the solution (res.active_mask), where the optimum is no "
+    return NoDerivative(f"{name}: a bound is active at the solution (res.active_mask, or the optimum of ½‖r‖² lies "
+                        "beyond a bound the fit stopped at), where the optimum is no "
                         "stationary point of ½‖r‖² and moves by other conditions than the implicit function "
                         "theorem overdub applies", fix="widen the bounds, or keep the fit's inputs constant")
 
@@ -137,14 +138,15 @@ def _unsettled(name, step) -> NoDerivative:
                         "needs (an ill-conditioned fit)", fix="fit fewer parameters, or keep the fit's inputs constant")
 
 
-def polished(name, gradient_hessian, x, why):
+def polished(name, gradient_hessian, x, why, inside=None):
     """The stationary point of S = ½‖r‖² the fit's x approximates (θ fixed), by Newton's steps on g = ∇S with the
     exact Hessian H (`gradient_hessian(p)` = (g, H), plain): the derivative is the optimum's, not that of a point
     the solver's tolerance left up to sqrt(ftol) away (curve_fit's defaults stop 5e-6 off on noisy data, where
     the derivative came out 8e-6 off). Refused: a first step of more than 1e-3 of a parameter (not near a
     minimum), or of more than 1e-6 where the solver reports no success (`why`: a capped or failed fit), an
-    iteration that does not settle to 1e-8, a singular or not positive definite H at the optimum. Each
-    parameter's scale is its size, at least 1e-6 of the largest's."""
+    iteration that does not settle to 1e-8, a singular or not positive definite H at the optimum, and an
+    optimum `inside` refuses (least_squares': one not strictly within its bounds). Each parameter's scale is its
+    size, at least 1e-6 of the largest's."""
     x = np.array(x, dtype=float).reshape(-1)
     scale = np.maximum(np.abs(x), 1e-6 * np.max(np.abs(x), initial=0.0))
     step = None
@@ -161,12 +163,14 @@ def polished(name, gradient_hessian, x, why):
     if not np.all(np.abs(step) <= 1e-8 * scale):
         raise _unsettled(name, step)
     _strict_minimum(name, H)
+    if inside is not None:
+        inside(x)
     return x
 
 
 # -- forward mode ------------------------------------------------------------------------------------------
 
-def _minimum_dual(fw, name, residual, func, args, x, why):
+def _minimum_dual(fw, name, residual, func, args, x, why, inside=None):
     """(p*'s dual, ∇S at p* on duals) or None (nothing r depends on is perturbed): `implicit_dual` on g = ∇ₚS, by
     forward mode on S (`fw.gradient_at`, perturbations of θ kept), H by forward mode on g, at the optimum
     `polished` from the fit's x; the dual's value is the fit's x."""
@@ -182,7 +186,7 @@ def _minimum_dual(fw, name, residual, func, args, x, why):
 
     def gradient_hessian(p):
         return fw.primal(g(p)), fw.slope_at(g, p)
-    optimum = polished(name, gradient_hessian, x, why)
+    optimum = polished(name, gradient_hessian, x, why, inside)
     solved = implicit_dual(fw, name, g, optimum, minimum=True)
     if solved is None:
         return None
@@ -245,6 +249,21 @@ def _jacobian_called(jac, x, kwargs, *args):
     return np.asarray(jac(x, *args, **kwargs))
 
 
+def _inside(name, bounds, n):
+    """A check that an optimum lies strictly within least_squares' bounds (a `Bounds` or (lb, ub)): trf keeps its
+    x strictly feasible and flags a bound active within xtol only, so a constrained optimum on a bound came back
+    2e-8 inside it, unflagged, and Newton's steps went on across it to the unconstrained optimum, whose
+    derivative is not the constrained one's."""
+    lb, ub = (bounds.lb, bounds.ub) if isinstance(bounds, optimize.Bounds) else bounds
+    lb = np.broadcast_to(np.asarray(lb, dtype=float), (n,))
+    ub = np.broadcast_to(np.asarray(ub, dtype=float), (n,))
+
+    def inside(p):
+        if not (np.all(lb < p) and np.all(p < ub)):
+            raise _active(name)
+    return inside
+
+
 def _least_squares_checked(name, opts, res):
     if opts["loss"] != "linear":
         raise _robust(name, opts["loss"])
@@ -270,7 +289,8 @@ def least_squares_duals(fw, fn=optimize.least_squares):
         _least_squares_checked(name, opts, res)
         _jacobian_dense(name, res.jac)
         theta = (kwargs, *args)
-        solved = _minimum_dual(fw, name, with_kwargs, fun, theta, res.x, None if res.status > 0 else res.message)
+        solved = _minimum_dual(fw, name, with_kwargs, fun, theta, res.x, None if res.status > 0 else res.message,
+                               _inside(name, fw.primal(opts["bounds"]), np.size(res.x)))
         if solved is None:
             return res
         x, y = solved
@@ -315,7 +335,7 @@ def _residual_jacobian(derivative, residual):
     return residual_jacobian
 
 
-def _minimum_cotangents(rv, name, residual, func, x, args, dx, outputs, why):
+def _minimum_cotangents(rv, name, residual, func, x, args, dx, outputs, why, inside=None):
     """(func's cotangent, args' cotangents, the cotangents of `outputs`' functions) for p̄ = dx and the
     cotangents of outputs that are functions of (p*, θ): `outputs` holds (F, fn, cotangent) for the value
     F(fn, p*, *args) (the residuals, the Jacobian), on reverse mode's hooks `rv` (`pullback_full`, forward mode's
@@ -340,7 +360,7 @@ def _minimum_cotangents(rv, name, residual, func, x, args, dx, outputs, why):
         def cost(p):
             return half_cost(residual, func, p, *args)
         try:
-            optimum = polished(name, lambda p: rv.gradient_hessian(cost, p), x, why)
+            optimum = polished(name, lambda p: rv.gradient_hessian(cost, p), x, why, inside)
             H = rv.gradient_hessian(cost, optimum)[1]
         except (TypeError, ValueError) as e:  # (duals in θ, forward over reverse: a second derivative)
             if isinstance(e, NoDerivative):
@@ -429,7 +449,8 @@ def least_squares_adjoint(rv, fn=optimize.least_squares):
                        (_residual_jacobian(rv.derivative, with_kwargs), fun, dj)]
             why = None if out.status > 0 else out.message
             d_fun, (dkw, *dargs), (d_r, d_j) = _minimum_cotangents(rv, name, with_kwargs, fun, out.x,
-                                                                   (kwargs, *args), dx, outputs, why)
+                                                                   (kwargs, *args), dx, outputs, why,
+                                                                   _inside(name, opts["bounds"], np.size(out.x)))
             if callable(jac):
                 cot["fun"], cot["jac"] = acc(d_fun, d_r), d_j
             else:

@@ -192,6 +192,33 @@ def test_curve_fit_through_least_squares(mode, kw):
     assert_close(MODES[mode](lambda y: so.curve_fit(gaussian, X, y, P0, **kw)[0][1], Y), want)
 
 
+W_STAR = tight_popt(Y)[2]  # (the unconstrained optimum's width, 1.2562021)
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("above", [1e-4, 1e-8, 0.0])
+def test_bound_reached_but_not_flagged_refused(mode, above):
+    """A lower bound at or just above the unconstrained optimum: trf stops 2e-8 inside it with res.active_mask 0,
+    and Newton's steps from there cross it. The unconstrained derivative of the amplitude is 60% off the
+    constrained one (the width held at its bound): refused, never given."""
+    lb = W_STAR + above
+
+    def f(y):
+        return so.curve_fit(gaussian, X, y, [1.0, 0.0, lb + 0.1], bounds=([0, -1, lb], [2, 1, 3]))[0][0]
+    with pytest.raises(OverdubError, match="bound is active"):
+        MODES[mode](f, Y)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_bound_just_below_the_optimum(mode):
+    """1e-6 below: the optimum is inside, its derivative the unconstrained one."""
+    lb = W_STAR - 1e-6
+
+    def f(y):
+        return so.curve_fit(gaussian, X, y, [1.0, 0.0, lb + 0.1], bounds=([0, -1, lb], [2, 1, 3]))[0][0]
+    assert_close(MODES[mode](f, Y), fd.gradient(lambda y: tight_popt(y)[0], Y)[0])
+
+
 def pcov_of(y):
     """curve_fit's pcov, computed apart: s²(JᵀJ)⁻¹ at the oracle's optimum, J exact."""
     p = tight_popt(y)
