@@ -105,6 +105,28 @@ def test_scaling_and_permutation_carry_no_derivative(mode):
     assert np.all(np.asarray(got) == 0)
 
 
+def zoh_block(k):
+    """[[A, B], [0, 0]] of a state-space model whose entries span six decades (the balancing scales it)."""
+    a = np.array([[0.0, 1e3, 0.0], [0.0, 0.0, 1e3], [-k[0], -k[1], -0.5]])
+    return np.block([[a, np.array([[0.0], [0.0], [1e-3]])], [np.zeros((1, 4))]])
+
+
+def harold_zoh(k, dt=1e-3):
+    """harold's `discretize(G, dt, method='zoh')` as it computes it (harold's `_discrete_funcs`): expm of the
+    block matrix balanced without permuting (its zero row left unscaled), scaled back."""
+    ms, (sca, _) = sl.matrix_balance(zoh_block(k), permute=0, separate=1)
+    em = sl.expm(ms * dt) * (sca[:, None] * np.reciprocal(sca))
+    return em[:3, :].ravel()
+
+
+@pytest.mark.parametrize("mode", JACOBIANS)
+def test_harold_zoh_discretization(mode):
+    k = np.array([2.0, 3.0])
+    assert len(set(sl.matrix_balance(zoh_block(k), permute=0, separate=1)[1][0])) > 2  # (it scales)
+    np.testing.assert_allclose(harold_zoh(k), sl.expm(zoh_block(k) * 1e-3)[:3, :].ravel(), rtol=1e-12, atol=1e-15)
+    assert_close(JACOBIANS[mode](harold_zoh, k), fd.jacobian(harold_zoh, k), rtol=1e-6)
+
+
 def test_harold_discretize():
     """harold's discretize reaches ?gebal through matrix_balance (skipped where harold cannot be imported)."""
     harold = pytest.importorskip("harold")
