@@ -8,12 +8,12 @@ their optimum by the implicit function theorem, the residual function r differen
 θ is whatever r depends on: its `args=(...)` (and `kwargs=` of least_squares) and the values its closure or
 bound object holds (curve_fit's xdata, ydata and sigma sit in the closure it builds around the model). H is
 exact, second-order terms included: g is the gradient of S by forward mode on r, H its Jacobian by forward
-mode again (reverse mode: θ's cotangents by one pullback of λ·g, Hλ = p̄). The Gauss-Newton JᵀJ alone would be wrong wherever the residuals
-are not zero, which is every fit of noisy data. The iteration that found p* is not differentiated (MINPACK is
-C; least_squares' trust-region steps, differentiated as code, stop at the solver's tolerance: curve_fit with
-bounds had its derivative 1e-3 off, silently), so every method has the same derivative at its x. x0, a
-Jacobian given to steer the solve (`Dfun`, `jac`), the tolerances, scalings and bounds that are not active
-have no derivative: the optimum does not move with them.
+mode again (reverse mode: θ's cotangents by one pullback of λ·g, Hλ = p̄). The Gauss-Newton JᵀJ alone would
+be wrong wherever the residuals are not zero, which is every fit of noisy data. The iteration that found p*
+is not differentiated (MINPACK is C; least_squares' trust-region steps, differentiated as code, stop at the
+solver's tolerance: curve_fit with bounds had its derivative 1e-3 off, silently), so every method has the same
+derivative at its x. x0, a Jacobian given to steer the solve (`Dfun`, `jac`), the tolerances, scalings and
+bounds that are not active have no derivative: the optimum does not move with them.
 
 The outputs that are functions of (p*, θ) get their exact derivative: leastsq's `infodict['fvec']` and
 least_squares' `fun` (r at the optimum), `cost` (S there) and `jac` (trf, dogbox and lm evaluate it at the
@@ -49,7 +49,8 @@ from scipy import optimize
 
 from ..cotangents import Refused, acc
 from ..registry import NoClosedForm, NoDerivative
-from .scipy_optimize import (_isolated, _one_level, _twice, _options, _packed, _strict_minimum, any_cotangent, as_array, implicit_dual)
+from .scipy_optimize import (_isolated, _one_level, _options, _packed, _strict_minimum, _twice, any_cotangent,
+                             as_array, implicit_dual)
 
 __all__ = ["leastsq_duals", "leastsq_adjoint", "least_squares_duals", "least_squares_adjoint", "with_kwargs",
            "flat_residual", "half_cost"]
