@@ -181,6 +181,25 @@ def test_linear_model_normal_equations(mode):
     assert_close(JACOBIANS[mode](lambda y: so.curve_fit(line, X, y, P0)[0], Y), want, rtol=1e-8)
 
 
+T7 = np.linspace(0.1, 1.0, 7)
+Y7 = np.array([0.3, 0.1, 0.5, 0.2, 0.9, 0.4, 1.1])
+
+
+def curved(p, y):
+    return p * T7 - y + 0.1 * p ** 2 * T7 ** 2
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_one_parameter_closed_form(mode):
+    """r = p t - y + 0.1 p² t²: g = Σ rᵢ r'ᵢ = 0, dp/dyⱼ = r'ⱼ / Σ (r'ᵢ² + rᵢ r''ᵢ), r' = t + 0.2 p t², r'' = 0.2 t²;
+    p by brentq on g (a root finder, not the fit). Gauss-Newton (no Σ rᵢ r''ᵢ) is 3e-4 off."""
+    p = so.brentq(lambda q: np.sum(curved(q, Y7) * (T7 + 0.2 * q * T7 ** 2)), -5, 5, xtol=1e-15)
+    slope = T7 + 0.2 * p * T7 ** 2
+    want = slope / np.sum(slope ** 2 + curved(p, Y7) * 0.2 * T7 ** 2)
+    assert np.max(np.abs(slope / np.sum(slope ** 2) - want)) > 1e-4
+    assert_close(MODES[mode](lambda y: so.leastsq(curved, [1.0], args=(y,))[0][0], Y7), want, rtol=1e-12)
+
+
 # -- least_squares: curve_fit with bounds, 'trf' and 'dogbox' ----------------------------------------------
 
 @pytest.mark.parametrize("mode", MODES)
