@@ -25,10 +25,14 @@ if _forward._integrate is not None:
         registry.get(_fn).impl = registry.get(_fn).duals
 
 def _gradient_hessian(f, x):
-    """(∇f, ∇²f) of a plain scalar f at x, by forward mode over forward mode."""
-    from ..compose import hessian
+    """(∇f, ∇²f) of a plain scalar f at x, by forward mode over forward mode (as `compose.hessian`'s
+    inner="forward")."""
     from ..forward import jacfwd
-    return np.asarray(jacfwd(f, x), dtype=float), np.asarray(hessian(f, x, inner="forward"), dtype=float)
+
+    def gradient(z):
+        return jacfwd(f, z)
+    gradient.derivative_of = f  # (a stair jump's sides judge f too: `forward.api._past_stair_jump`)
+    return np.asarray(jacfwd(f, x), dtype=float), np.asarray(jacfwd(gradient, x), dtype=float)
 
 
 try:
