@@ -238,6 +238,19 @@ def test_bound_just_below_the_optimum(mode):
     assert_close(MODES[mode](f, Y), fd.gradient(lambda y: tight_popt(y)[0], Y)[0])
 
 
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("how", ["args", "kwargs", "closure"])
+def test_least_squares_args_kwargs_closure(mode, how):
+    """p x ≈ c eˣ: p = c (x·eˣ)/(x·x), dp/dc = (x·eˣ)/(x·x), c reaching r three ways."""
+    def f(c):
+        if how == "args":
+            return so.least_squares(lambda p, k: p * X - k * np.exp(X), 1.0, args=(c,)).x[0]
+        if how == "kwargs":
+            return so.least_squares(lambda p, k=1.0: p * X - k * np.exp(X), 1.0, kwargs={"k": c}).x[0]
+        return so.least_squares(lambda p: p * X - c * np.exp(X), 1.0).x[0]
+    assert MODES[mode](f, 2.0) == pytest.approx((X @ np.exp(X)) / (X @ X), rel=1e-10)
+
+
 def pcov_of(y):
     """curve_fit's pcov, computed apart: s²(JᵀJ)⁻¹ at the oracle's optimum, J exact."""
     p = tight_popt(y)
