@@ -13,7 +13,7 @@ from contexts import jacfwd, jacobian, jvp  # noqa: E402
 from overdub.errors import OverdubError  # noqa: E402
 from tests import fd  # noqa: E402
 
-pytestmark = pytest.mark.one_mode
+ONE_MODE = pytest.mark.one_mode  # (every test but the last: each mode alone)
 
 RNG = np.random.default_rng(3)
 DENSE = RNG.standard_normal((4, 4)) * 10.0 ** RNG.integers(-3, 4, size=(4, 4))  # (scaled by 2**-1 ... 2**9)
@@ -29,6 +29,7 @@ def assert_close(got, want, rtol=1e-7):
     assert np.max(np.abs(got.reshape(want.shape) - want)) <= rtol * np.max(np.abs(want))
 
 
+@ONE_MODE
 @pytest.mark.parametrize("kw", FLAGS, ids=lambda kw: ",".join(kw) or "default")
 @pytest.mark.parametrize("a", [DENSE, COMPANION, TRIANGULAR], ids=["dense", "companion", "triangular"])
 def test_values_are_scipys(a, kw):
@@ -42,6 +43,7 @@ def test_values_are_scipys(a, kw):
         np.testing.assert_array_equal(got[1], want[1])
 
 
+@ONE_MODE
 def test_cases_are_balanced_nontrivially():
     """DENSE is scaled, TRIANGULAR permuted (or at least isolated), so T is no identity the rule could lean on."""
     assert len(set(sl.matrix_balance(DENSE, separate=True)[1][0])) > 2
@@ -49,6 +51,7 @@ def test_cases_are_balanced_nontrivially():
         not np.array_equal(sl.matrix_balance(TRIANGULAR, permute=False)[0], sl.matrix_balance(TRIANGULAR)[0])
 
 
+@ONE_MODE
 @pytest.mark.parametrize("mode", JACOBIANS)
 @pytest.mark.parametrize("kw", FLAGS, ids=lambda kw: ",".join(kw) or "default")
 def test_balanced_matrix(mode, kw):
@@ -57,6 +60,7 @@ def test_balanced_matrix(mode, kw):
     assert_close(JACOBIANS[mode](f, DENSE), fd.jacobian(f, DENSE), rtol=1e-6)  # (entries up to 1e3, h = 1e-6)
 
 
+@ONE_MODE
 @pytest.mark.parametrize("mode", JACOBIANS)
 def test_balanced_matrix_of_a_companion(mode):
     """Its zeros are no isolated eigenvalue and no empty row: B moves smoothly in every direction."""
@@ -71,18 +75,21 @@ def back_transformed_expm(a):
     return t @ sl.expm(b) @ np.linalg.inv(t)
 
 
+@ONE_MODE
 @pytest.mark.parametrize("a", [DENSE / 100, COMPANION, TRIANGULAR / 100], ids=["dense", "companion", "triangular"])
 def test_similarity_invariant_result_in_every_direction(a):
     """Reverse mode's gradient in all of A, the triangular matrix's zeros (where T jumps) included."""
     assert_close(jacobian(back_transformed_expm, a, mode="reverse"), fd.jacobian(sl.expm, a), rtol=1e-6)
 
 
+@ONE_MODE
 def test_forward_along_a_direction_keeping_the_zeros():
     d = np.triu(np.arange(1.0, 10.0).reshape(3, 3))
     _, t = jvp(back_transformed_expm, (TRIANGULAR / 100,), (d,))
     assert_close(t, fd.directional(sl.expm, (TRIANGULAR / 100,), (d,)), rtol=1e-6)
 
 
+@ONE_MODE
 def test_balanced_matrix_jumps_where_a_relied_on_zero_moves():
     """The reason for the refusal below: B(A + hE) - B(A) does not vanish with h (T changes at once)."""
     e = np.zeros((3, 3))
@@ -92,6 +99,7 @@ def test_balanced_matrix_jumps_where_a_relied_on_zero_moves():
         assert jump > 1.0
 
 
+@ONE_MODE
 def test_forward_refuses_a_direction_filling_a_relied_on_zero():
     e = np.zeros((3, 3))
     e[2, 0] = 1.0
@@ -99,6 +107,7 @@ def test_forward_refuses_a_direction_filling_a_relied_on_zero():
         jvp(lambda a: sl.matrix_balance(a)[0], (TRIANGULAR,), (e,))
 
 
+@ONE_MODE
 @pytest.mark.parametrize("mode", JACOBIANS)
 def test_scaling_and_permutation_carry_no_derivative(mode):
     got = JACOBIANS[mode](lambda a: sl.matrix_balance(a)[1].astype(float), DENSE)
@@ -119,6 +128,7 @@ def harold_zoh(k, dt=1e-3):
     return em[:3, :].ravel()
 
 
+@ONE_MODE
 @pytest.mark.parametrize("mode", JACOBIANS)
 def test_harold_zoh_discretization(mode):
     k = np.array([2.0, 3.0])
@@ -127,6 +137,7 @@ def test_harold_zoh_discretization(mode):
     assert_close(JACOBIANS[mode](harold_zoh, k), fd.jacobian(harold_zoh, k), rtol=1e-6)
 
 
+@ONE_MODE
 def test_harold_discretize():
     """harold's discretize reaches ?gebal through matrix_balance (skipped where harold cannot be imported)."""
     harold = pytest.importorskip("harold")
@@ -138,3 +149,23 @@ def test_harold_discretize():
     want = fd.derivative(zoh, 2.0)
     assert gradient(zoh, 2.0)[0] == pytest.approx(want, rel=1e-6)
     assert derivative(zoh, 2.0) == pytest.approx(want, rel=1e-6)
+
+
+@ONE_MODE
+@pytest.mark.parametrize("entry", [(2, 0), (0, 2), (0, 1)])
+def test_reverse_refuses_the_balanced_matrix_where_T_relied_on_a_zero(entry):
+    """B's entries of a triangular A: along its zeros B jumps ([0, 2]) or moves at another rate than the fixed
+    T's ([2, 0]: 256 for 1), and a gradient holds those directions: refused, not the fixed-T number."""
+    e = np.zeros((3, 3))
+    e[2, 0] = 1.0
+    assert abs((sl.matrix_balance(TRIANGULAR + 1e-9 * e)[0] - sl.matrix_balance(TRIANGULAR)[0])[2, 0] / 1e-9 - 1) > 1
+    with pytest.raises(OverdubError, match="matrix_balance"):
+        jacobian(lambda a: sl.matrix_balance(a)[0][entry], TRIANGULAR, mode="reverse")
+
+
+def test_no_mode_gives_the_fixed_T_number_where_T_relied_on_a_zero():
+    """Forward mode's refusal is not answered by reverse mode's fixed-T gradient (the modes' fallback)."""
+    with pytest.raises(OverdubError):
+        jacfwd(lambda a: sl.matrix_balance(a)[0], TRIANGULAR)
+    with pytest.raises(OverdubError):
+        jacobian(lambda a: sl.matrix_balance(a)[0], TRIANGULAR)
