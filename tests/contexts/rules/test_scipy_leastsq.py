@@ -118,6 +118,18 @@ def test_noisy_fit_at_default_tolerances(mode):
     assert_close(MODES[mode](f, noisy), fd.gradient(lambda y: tight_popt(y, p0=start)[2], noisy)[0])
 
 
+@pytest.mark.parametrize("mode", MODES)
+def test_center_at_zero(mode):
+    """Symmetric data: the center's optimum is 0, the fit stops 7e-6 off it (its width 1.2): a parameter's scale
+    is at least 1e-2 of the largest's (at 1e-6 of it the fit was refused)."""
+    noise = 0.05 * np.random.default_rng(0).standard_normal(X.size)
+    y = gaussian(X, 1.0, 0.0, 1.2) + (noise + noise[::-1]) / 2
+    start = np.array([1.0, -0.5, 2.0])
+    assert abs(tight_popt(y, p0=start)[1]) < 1e-12 < 1e-6 < abs(so.curve_fit(gaussian, X, y, start)[0][1])
+    want = fd.gradient(lambda v: tight_popt(v, p0=start)[1], y)[0]
+    assert_close(MODES[mode](lambda v: so.curve_fit(gaussian, X, v, start)[0][1], y), want)
+
+
 @pytest.mark.parametrize("mode", JACOBIANS)
 def test_popt_jacobian_wrt_y(mode):
     want = fd_jacobian(tight_popt, Y)
