@@ -315,20 +315,17 @@ def _square(name, J, size):
     return J
 
 
-def _at_root(name, J, value, x, why=None, minimum=False):
+def _at_root(name, J, value, x, why=None):
     """x is a root of F (F(x) = `value`, ∂F/∂x = J): its Newton step J⁻¹F(x) within 1e-6 of x's size (at least
-    1); else refused, `why` (the solver's own word, when it reports no success) in the message. `minimum`: F
-    is the gradient of an objective, x its minimiser (the message says so)."""
+    1); else refused, `why` (the solver's own word, when it reports no success) in the message."""
     step = np.max(np.abs(np.linalg.solve(J, np.asarray(value, dtype=float).reshape(-1))), initial=0.0)
     if not step <= 1e-6 * max(1.0, np.max(np.abs(x), initial=0.0)):
         said = f" (the solver reports no success: {' '.join(str(why).split())})" if why else ""
-        what, F = ("a minimum of its objective", "the objective's gradient") if minimum else ("a root of F", "F")
-        raise NoDerivative(f"{name}'s x is not {what}{said}: {F} there is up to "
-                           f"{np.max(np.abs(value), initial=0.0):.3g}, a Newton step of {step:.3g} from "
-                           f"{'a stationary point' if minimum else 'a root'}, so the implicit function's derivative "
-                           "does not hold at it",
-                           fix="tighten the solve (tol=..., more iterations, another method or x0) until it reports "
-                               "success and its x does not move, or keep its function's inputs constant")
+        raise NoDerivative(f"{name}'s x is not a root of F{said}: F there is up to "
+                           f"{np.max(np.abs(value), initial=0.0):.3g}, a Newton step of {step:.3g} from a root, so "
+                           "the implicit function's derivative does not hold at it",
+                           fix="tighten the solve (tol=..., more iterations, another method or x0) until res.success "
+                               "and F(res.x) ≈ 0, or keep F's inputs constant")
 
 
 def _strict_minimum(name, H):
@@ -361,7 +358,7 @@ def implicit_dual(fw, name, g, root, why=False, minimum=False):
     J = _square(name, np.atleast_2d(np.asarray(fw.slope_at(g, root), dtype=float)), size)
     _isolated(name, J)
     if why is not False:
-        _at_root(name, J, fw.primal(y), root, why, minimum)
+        _at_root(name, J, fw.primal(y), root, why)
     if minimum:
         _strict_minimum(name, J)
     dF = np.asarray(y.tangent, dtype=float)  # (n,) or, with k directions, (k, n)
@@ -372,12 +369,11 @@ def implicit_dual(fw, name, g, root, why=False, minimum=False):
     return type(y)(root, dx, y.tag), y
 
 
-def implicit_cotangents(pullback_full, name, F, func, root, args, dy, why=False, minimum=False) -> tuple:
+def implicit_cotangents(pullback_full, name, F, func, root, args, dy, why=False) -> tuple:
     """(func's cotangent, args' cotangents) for x̄ = dy at the solution x* (`root`) of F(func, x, *args) = 0,
     on reverse mode's `pullback_full`: θ̄ = −(∂F/∂θ)ᵀλ with Jᵀλ = x̄, J = ∂F/∂x at x* (its rows by one pullback
     each), the first by the pullback of F at x* with cotangent −λ. Refused: a singular or non-square J, a
-    second derivative (duals in θ), and with `why` (as `implicit_dual`'s) an x* that is not a root of F;
-    `minimum` as `implicit_dual`'s."""
+    second derivative (duals in θ), and with `why` (as `implicit_dual`'s) an x* that is not a root of F."""
     try:  # (x* or x̄ on duals, forward over reverse: a TypeError, refused as a second derivative)
         x = np.asarray(root, dtype=float)
         bar = np.asarray(dy, dtype=float).reshape(-1)
@@ -399,9 +395,7 @@ def implicit_cotangents(pullback_full, name, F, func, root, args, dy, why=False,
         raise _twice(name) from e
     _isolated(name, J)
     if why is not False:
-        _at_root(name, J, value, x, why, minimum)
-    if minimum:
-        _strict_minimum(name, J)
+        _at_root(name, J, value, x, why)
     lam = np.linalg.solve(J.T, bar)
     value, back = pullback_full(F, func, x, *args)
     _, (dfunc, _, *dargs) = back(-lam.reshape(np.shape(value)))
