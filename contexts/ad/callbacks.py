@@ -8,6 +8,10 @@ closure holds forward mode's duals (forward over reverse, `hessian`), is the pri
 
 from __future__ import annotations
 
+import types
+
+import numpy as np
+
 from ..forward import callbacks as _forward  # noqa: F401  (the forms on duals, registered first)
 from ..rules.registry import registry
 from .api import pullback_at, pullback_full
@@ -19,6 +23,17 @@ if _forward._integrate is not None:
     for _fn in (_forward._integrate.quad, _forward._integrate.quad_vec):
         registry.adjoint(_fn)(_forward._integrate.quad_adjoint(pullback_at, _fn))
         registry.get(_fn).impl = registry.get(_fn).duals
+
+def _gradient_hessian(f, x):
+    """(∇f, ∇²f) of a plain scalar f at x, by forward mode over forward mode (as `compose.hessian`'s
+    inner="forward")."""
+    from ..forward import jacfwd
+
+    def gradient(z):
+        return jacfwd(f, z)
+    gradient.derivative_of = f  # (a stair jump's sides judge f too: `forward.api._past_stair_jump`)
+    return np.asarray(jacfwd(f, x), dtype=float), np.asarray(jacfwd(gradient, x), dtype=float)
+
 
 try:
     from ..rules.numpy import scipy_optimize as _optimize
@@ -36,11 +51,18 @@ if _optimize is not None:
     from ..rules.numpy import scipy_root as _root
     registry.adjoint(_root.optimize.root)(_root.optimize_root_adjoint(pullback_full))
     registry.get(_root.optimize.root).impl = registry.get(_root.optimize.root).duals  # (duals in F: hessian's)
+    from ..forward import derivative as _derivative
+    from ..rules.numpy import scipy_leastsq as _leastsq
+    _RV = types.SimpleNamespace(pullback_full=pullback_full, derivative=_derivative,
+                                gradient_hessian=_gradient_hessian)
+    for _fn, _adjoint in ((_leastsq.optimize.leastsq, _leastsq.leastsq_adjoint),
+                          (_leastsq.optimize.least_squares, _leastsq.least_squares_adjoint)):
+        registry.adjoint(_fn)(_adjoint(_RV, _fn))
+        registry.get(_fn).impl = registry.get(_fn).duals  # (duals in r: hessian's)
     for _fn, _name in _optimize.SEARCHES.items():
         registry.adjoint(_fn)(_optimize.search_adjoint(_name))
     for _fn, _name in _optimize.ITERATIONS.items():
         registry.adjoint(_fn)(_optimize.search_adjoint(_name, _optimize.iteration_refused))
-    from ..forward import derivative as _derivative
     from ..rules.numpy import scipy_elementwise as _elementwise
     for _fn, _kind in _elementwise.SOLVERS.items():
         registry.adjoint(_fn)(_elementwise.solution_adjoint(pullback_full, _derivative, _fn, _kind))
@@ -57,6 +79,7 @@ CALLBACK_ADJOINTS.update(
     registry.get(_fn).adjoint for _fn in (
         *((_forward._integrate.quad, _forward._integrate.quad_vec) if _forward._integrate is not None else ()),
         *((*_optimize.ROOT_FINDERS, _optimize.optimize.fsolve, _root.optimize.root, _odeint.integrate.odeint,
+           _leastsq.optimize.leastsq, _leastsq.optimize.least_squares,
            *_optimize.SEARCHES, *_optimize.ITERATIONS,
            *_elementwise.SOLVERS)
           if _optimize is not None else ()))

@@ -120,6 +120,15 @@ def _along(g, x):
     return 0.0 if t is None else t
 
 
+def _gradient_at(h, n):
+    """The gradient of scalar h(s) at s = 0 (s of n entries) by a fresh derivative call, all directions at
+    once: perturbations h's other inputs carry stay in it."""
+    tag = Tag(chunk=n)
+    with _inner(tag):
+        _, t = split(h(Dual(np.zeros(n), np.eye(n), tag)), tag)
+    return np.zeros(n) if t is None else t
+
+
 def _make(like, value, tangent):
     """A dual of like's derivative call with the given primal and tangent."""
     return Dual(value, tangent, like.tag)
@@ -160,6 +169,10 @@ if _optimize is not None:
     registry.duals(_optimize.optimize.fsolve)(_optimize.fsolve_duals(_FW))
     from ..rules.numpy import scipy_root as _root
     registry.duals(_root.optimize.root)(_root.optimize_root_duals(_FW))
+    from ..rules.numpy import scipy_leastsq as _leastsq
+    _FW.gradient_at = _gradient_at
+    registry.duals(_leastsq.optimize.leastsq)(_leastsq.leastsq_duals(_FW))
+    registry.duals(_leastsq.optimize.least_squares)(_leastsq.least_squares_duals(_FW))
     for _fn, _name in _optimize.SEARCHES.items():
         registry.duals(_fn)(_optimize.search_duals(_FW, _fn, _name))
     for _fn, _name in _optimize.ITERATIONS.items():

@@ -27,7 +27,7 @@ import scipy.linalg as scipy_linalg
 import scipy.linalg.lapack as lapack
 
 from ..cotangents import Refused
-from ..registry import NoClosedForm, registry
+from ..registry import NoClosedForm, NoDerivative, registry
 from ._util import bind as _bind, match_primal, unsupported
 from .linalg import (_lower_gradient, cholesky_adjoint, cholesky_frule, det_adjoint, det_frule, eigh_middle, eigh_tangents,
                      hermitian_seen, lstsq_adjoint, lstsq_frule, svd_adjoint, svd_frule)
@@ -1072,3 +1072,138 @@ def norm(a, ord=None, axis=None, keepdims=False, check_finite=True):
 registry.set(scipy_linalg.eigvals, stand_in=eigvals)
 registry.set(scipy_linalg.eig, stand_in=eig)
 registry.set(scipy_linalg.norm, stand_in=norm)
+
+
+# -- scipy.linalg.matrix_balance: B = T⁻¹ A T (`Rule.stand_in`), T chosen by LAPACK's ?gebal on A's values
+# (`balancing`, without derivative) and B formed by indexing and power-of-two scaling (`balanced`, a primitive):
+# bit for bit scipy's. T is a permutation times a diagonal of powers of two, piecewise constant in A, so
+# dB = T⁻¹ dA T, and T, the scaling and the permutation carry none.
+#
+# T's choice is discontinuous where a zero of A that gebal relied on (isolating an eigenvalue by a permutation,
+# or a row or column of zero norm it leaves unscaled) becomes nonzero: T changes at once (an upper triangular
+# 3x3 matrix: B[0, 2] jumps from 300 to 300/256; B[2, 0] moves at 256 times the fixed-T rate, 1). Along such a
+# direction the fixed T's derivative is not B's; it is the derivative of what is invariant under the similarity
+# (T f(B) T⁻¹, as harold's discretize computes; B's eigenvalues). Forward mode refuses a direction filling such
+# a zero; reverse mode, blind to directions, gives the fixed-T gradient where the balancing relied on no zero or
+# the result is invariant (to first order: B̄ᵀB − BB̄ᵀ + T̄ᵀT = 0, its diagonal alone for scaling without
+# permuting), and refuses otherwise.
+
+def balancing(a, permute, scale):
+    """(scaling, perm, zeros) of scipy.linalg.matrix_balance(a, separate=True), and the entries of B = T⁻¹AT
+    whose being zero T's choice relied on (`zeros`, boolean): a primitive without derivative, given plain
+    arrays only."""
+    while type(a).__name__ == "Dual":  # (reverse mode's rule under an outer forward pass: its values)
+        a = a.primal
+    b, (scaling, perm) = scipy_linalg.matrix_balance(a, permute=permute, scale=scale, separate=True)
+    _, lo, hi, _, _ = scipy_linalg.get_lapack_funcs("gebal", (a,))(a, scale=scale, permute=permute)
+    n = len(a)
+    rows, cols = np.indices((n, n))
+    zeros = ((rows > hi) & (cols < rows)) | ((cols < lo) & (rows > cols))  # (isolated by the permutation)
+    if scale:  # (a row or column of the active block of zero norm off the diagonal: left unscaled)
+        active = (rows >= lo) & (rows <= hi) & (cols >= lo) & (cols <= hi) & (rows != cols)
+        empty_cols = ~np.any(active & (b != 0), axis=0)
+        empty_rows = ~np.any(active & (b != 0), axis=1)
+        zeros |= active & (empty_cols[None, :] | empty_rows[:, None])
+    return scaling, perm, zeros
+
+
+registry.nondifferentiable(balancing)
+
+
+def _ratio(scaling, dtype):
+    return (scaling[None, :] / scaling[:, None]).astype(dtype)  # (powers of two: exact)
+
+
+def _transform(scaling, perm):
+    """T = P diag(scaling), scipy's: row i of diag(scaling) taken at the inverse permutation."""
+    iperm = np.empty_like(perm)
+    iperm[perm] = np.arange(len(perm))
+    return np.diag(scaling)[iperm, :]
+
+
+def balanced(a, scaling, perm, zeros, permute, separate):
+    """(B, T), or (B, (scaling, perm)) with `separate`: B[k, l] = a[perm[k], perm[l]] scaling[l] / scaling[k]."""
+    b = a[perm][:, perm] * _ratio(scaling, a.real.dtype)
+    return (b, (scaling, perm)) if separate else (b, _transform(scaling, perm))
+
+
+def _jumps(why) -> NoDerivative:
+    return NoDerivative(f"scipy.linalg.matrix_balance: {why}, so B = T⁻¹AT jumps there (T changes at once) and has "
+                        "no derivative along it",
+                        fix="differentiate what is invariant under the similarity (T f(B) T⁻¹, eigenvalues), use "
+                            "forward mode along directions keeping those zeros, or balance with permute=False, "
+                            "scale=False (T = I)")
+
+
+def _balanced_frule(tangents, a, scaling, perm, zeros, permute, separate):
+    y = balanced(a, scaling, perm, zeros, permute, separate)
+    t = tangents[0] if tangents else None
+    if t is None:
+        return y, None
+    db = np.asarray(t)[perm][:, perm] * _ratio(scaling, np.asarray(t).real.dtype)
+    if np.any(db[zeros] != 0):
+        raise _jumps("the direction makes nonzero an entry of A the balancing found zero and chose T by")
+    return y, (db, None)
+
+
+def _balanced_adjoint(dy, y, a, scaling, perm, zeros, permute, separate):
+    """Ā = T⁻ᵀ B̄ Tᵀ; refused where the balancing relied on a zero of A and the result differentiated is not
+    invariant to first order under B -> S⁻¹BS, T -> TS: M = B̄ᵀB − BB̄ᵀ + T̄ᵀT nonzero (any S where gebal
+    permutes, its diagonal for S diagonal; with `separate`, T̄ᵀT's diagonal is scaling̅ * scaling)."""
+    db, dt = (tuple(dy) + (None, None))[:2] if dy is not None else (None, None)
+    if np.any(zeros) and (any_nonzero(db) or any_nonzero(dt)):
+        b, t = y
+        m = np.zeros((len(b), len(b))) if db is None else np.asarray(db).T @ b - b @ np.asarray(db).T
+        size = np.abs(m).max(initial=0.0) if db is None else np.abs(db).max() * np.abs(b).max()
+        if separate:  # (T = P diag(scaling): ds = scaling δ for B -> S⁻¹BS, S = diag(1 + δ))
+            ds = dt[0] if dt is not None else None
+            if ds is not None:
+                m = m + np.diag(np.asarray(ds, dtype=float) * scaling)
+                size = max(size, np.abs(np.asarray(ds, dtype=float) * scaling).max(initial=0.0))
+        elif dt is not None:
+            m = m + np.asarray(dt).T @ t
+            size = max(size, np.abs(dt).max() * np.abs(t).max())
+        off = m if permute else np.diag(np.diag(m))
+        if not np.abs(off).max(initial=0.0) <= 1e-8 * size:
+            raise _jumps("the balancing relied on a zero of A (an isolated eigenvalue or a row of zero norm), "
+                         "whose every move changes T, and the result differentiated depends on T's choice")
+    da = None
+    if db is not None:
+        da = np.zeros(np.shape(a), dtype=np.result_type(np.asarray(db).dtype, a.dtype))
+        da[np.ix_(perm, perm)] = np.asarray(db) * _ratio(scaling, da.real.dtype)
+    return (da,) + (None,) * 5
+
+
+def any_nonzero(v) -> bool:
+    """v (a cotangent, or a tuple of them) is given and not all zero."""
+    if v is None:
+        return False
+    if isinstance(v, (tuple, list)):
+        return any(any_nonzero(x) for x in v)
+    try:
+        return bool(np.any(np.asarray(v) != 0))
+    except (TypeError, ValueError):
+        return True
+
+
+registry.set(balanced, adjoint=_balanced_adjoint, frule=_balanced_frule)
+
+
+def matrix_balance(A, permute=True, scale=True, separate=False, overwrite_a=False):
+    """scipy.linalg.matrix_balance: (B, T), or (B, (scaling, perm)) with separate=True."""
+    a = np.atleast_2d(_finite(A, True))
+    if a.ndim != 2 or a.shape[0] != a.shape[1] or a.size == 0:
+        return _balance_plain(a, permute, scale, separate)
+    if a.dtype.kind not in "fc":
+        a = a.astype(float)
+    scaling, perm, zeros = balancing(a, permute, scale)
+    return balanced(a, scaling, perm, zeros, bool(permute), bool(separate))
+
+
+def _balance_plain(a, permute, scale, separate):
+    """scipy's own answer (and errors) where there is nothing to differentiate: an empty or non-square a."""
+    return scipy_linalg.matrix_balance(a, permute=permute, scale=scale, separate=separate)
+
+
+registry.nondifferentiable(_balance_plain)
+registry.set(scipy_linalg.matrix_balance, stand_in=matrix_balance)

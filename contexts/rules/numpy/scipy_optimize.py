@@ -328,12 +328,24 @@ def _at_root(name, J, value, x, why=None):
                                "and F(res.x) ≈ 0, or keep F's inputs constant")
 
 
-def implicit_dual(fw, name, g, root, why=False):
+def _strict_minimum(name, H):
+    """H (the objective's Hessian at the minimiser, symmetric) is positive definite; else refused: a saddle or a
+    flat valley is no isolated minimum, and the minimiser has no derivative there."""
+    low = np.linalg.eigvalsh((H + H.T) / 2)[0]
+    if not low > 0:
+        raise NoDerivative(f"{name}'s x is not a strict minimum: the objective's Hessian there has an eigenvalue "
+                           f"{low:.3g} <= 0 (a saddle, or a valley of minimisers), so the minimiser has no derivative",
+                           fix="differentiate where the fit's parameters are determined by the data (fewer "
+                               "parameters, or more data), or keep the fit's inputs constant")
+
+
+def implicit_dual(fw, name, g, root, why=False, minimum=False):
     """(x*'s dual, F(x*, θ) on duals) by the implicit function theorem, on forward mode's helpers `fw`: g(x) is
     F(x, θ) with θ perturbed, x* (`root`, plain) a solution; ẋ solves J ẋ = −F_θ·θ̇, J = ∂F/∂x at x* (forward
     mode on g, all directions at once), F_θ·θ̇ the tangent of g(x*). None where g(x*) is not perturbed (nor is
     x*). Refused: a singular or non-square J, a second derivative; with `why` (not False: the solver's
-    message where it reports no success, else None) an x* that is not a root of F."""
+    message where it reports no success, else None) an x* that is not a root of F. `minimum`: F is an
+    objective's gradient (J its Hessian), x* its minimiser: refused too where J is not positive definite."""
     y = g(root)
     if not fw.is_dual(y):
         if fw.dual_free(y):
@@ -347,6 +359,8 @@ def implicit_dual(fw, name, g, root, why=False):
     _isolated(name, J)
     if why is not False:
         _at_root(name, J, fw.primal(y), root, why)
+    if minimum:
+        _strict_minimum(name, J)
     dF = np.asarray(y.tangent, dtype=float)  # (n,) or, with k directions, (k, n)
     dx = -np.linalg.solve(J, dF.reshape(-1, size).T).T
     # (the root's shape after the directions' axes: F may return a number for one unknown, `eps - g(x[0])`,

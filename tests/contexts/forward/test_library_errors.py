@@ -24,6 +24,8 @@ def by_curve_fit(v):
 def test_refused_by_name(f, mode):
     if f is by_fsolve:
         pytest.skip("both modes differentiate fsolve (implicit function theorem): test_fsolve_in_both_modes")
+    if f is by_curve_fit:
+        pytest.skip("both modes differentiate curve_fit (at its optimum): test_curve_fit_in_both_modes")
     with pytest.raises(OverdubError, match="_minpack|minpack|scipy.optimize"):
         mode(f, np.array([0.7, 1.3, 0.4]))
 
@@ -35,6 +37,13 @@ def test_fsolve_in_both_modes():
     want = np.array([0.0, 1 / (3 * 1.3 ** (2 / 3)), 0.0])
     np.testing.assert_allclose(jacfwd(by_fsolve, x), want, rtol=1e-5, atol=1e-8)
     np.testing.assert_allclose(gradient(by_fsolve, x)[0], want, rtol=1e-5, atol=1e-8)
+
+
+def test_curve_fit_in_both_modes():
+    """a·t fitted to v: a = t·v / t·t, da/dv = t / t·t (tests/contexts/rules/test_scipy_leastsq.py)."""
+    x, t = np.array([0.7, 1.3, 0.4]), np.array([1.0, 2.0, 3.0])
+    np.testing.assert_allclose(jacfwd(by_curve_fit, x), t / (t @ t), rtol=1e-8)
+    np.testing.assert_allclose(gradient(by_curve_fit, x)[0], t / (t @ t), rtol=1e-8)
 
 
 def test_python_errors_still_pass():
