@@ -2102,7 +2102,7 @@ def _may_differ(a, depth) -> bool:
     ta = type(a)
     if ta in _DIFF_LEAVES:
         return True
-    if ta in _CONSTANT_LEAVES or isinstance(a, _CONSTANT_KINDS):
+    if ta in _CONSTANT_LEAVES or isinstance(a, _CONSTANT_KINDS) or ta is object:  # (a bare `object()`: an identity)
         return False
     if isinstance(a, np.ndarray):
         kind = a.dtype.kind
@@ -2180,10 +2180,14 @@ def _c_fields(cls) -> tuple:
 def _c_fields_may_differ(a, depth) -> bool:
     """An extension class's own fields (pandas' BlockManager keeps its blocks, a Block its array, in Cython
     attributes): seen through its empty `__dict__` only, `mgr.get_slice(s)` (`df.iloc[1:]`) ran natively and
-    a zero gradient came out. A field whose read fails may hold anything: it may carry a derivative."""
+    a zero gradient came out. A field whose read fails may hold anything: it may carry a derivative. A property
+    computed from the fields (a new object at each read, `NDArrayBacked.T`) is what the fields make it: skipped
+    (read, it made another of its kind, whose `.T` made another, to the depth limit)."""
     for name in _c_fields(type(a)):
         try:
             v = getattr(a, name)
+            if getattr(a, name) is not v and not isinstance(v, (int, float, complex, str, tuple)):
+                continue
         except Exception:
             return True
         if _may_differ(v, depth + 1):

@@ -569,8 +569,10 @@ def py_object_setattr(obj, name, value):
         return
     if not hasattr(obj, "__dict__") or hasattr(type(getattr(type(obj), name, None)), "__set__"):  # (run as code:
         # its read of the `__dict__` is reverse mode's, `getattr_`)
-        if carries_none(value):  # (labels through a data descriptor: pandas' `out.columns = self.columns` in every
-            # DataFrame's arithmetic, whose Cython `AxisProperty` sets them; they carry no derivative to follow)
+        from .containers import _carries_derivative  # (containers imports this module's neighbours)
+        if carries_none(value) or not _carries_derivative(value):  # (labels through a data descriptor: pandas'
+            # `out.columns = self.columns` in every DataFrame's arithmetic, `df.columns = [c.lower() for c in
+            # df.columns]`, set by the Cython `AxisProperty`; strings and integers carry no derivative to follow)
             store_constant(obj, name, value)
             return
         raise NoRuleError(f"object.__setattr__ of {type(obj).__name__}.{name} (a slot or a data descriptor) "

@@ -430,6 +430,8 @@ def _carries_derivative(value, depth: int = 0) -> bool:
     fields are such carry none."""
     if value is None or isinstance(value, (bool, int, str, bytes, type, np.dtype, np.integer, np.bool_)):
         return False
+    if type(value) is object:  # (a bare `object()`: an identity, pandas' `Index._id` added to a set by `concat`)
+        return False
     if isinstance(value, _RANDOM_STATES):  # (a random generator's state: integers; SALib copies one)
         return False
     if carries_none(value):

@@ -58,6 +58,23 @@ register_labels(_pd.Index, exact=_string_labels)
 registry.nondifferentiable(_pd_internals.BlockValuesRefs.add_index_reference,
                            _pd_internals.BlockValuesRefs.add_reference)
 register_constant(_pd_internals.BlockValuesRefs)  # (weak references to the arrays sharing memory)
+# (a dtype of pandas' own, its `na_value` a NaN float: no derivative; StringDtype made every string column a value
+# that may carry one, and its ExtensionBlock refused)
+register_constant(_pd.api.extensions.ExtensionDtype)
+
+
+def _register_hashtables() -> None:
+    """pandas' hash tables of integers and strings (`unique`, `factorize`, group keys): tables of keys, no
+    derivative (chainladder's `df["origin"].unique()` beside a differentiated column was refused); those of
+    floats, complex numbers and objects stay values that may carry one."""
+    from pandas._libs import hashtable
+
+    for name in dir(hashtable):
+        if name.endswith("HashTable") and (name.startswith(("Int", "UInt", "String"))):
+            register_constant(getattr(hashtable, name))
+
+
+_register_hashtables()
 
 # pandas' tests of values (in Cython): booleans, carrying no derivative
 registry.nondifferentiable(*(fn for name in (
@@ -274,6 +291,8 @@ register_getter_descriptor(_pd_properties.CachedProperty, lambda d: d.fget, cach
 
 def _texts_only(arr) -> bool:
     """arr holds no number a derivative could be carried by: strings, None and NaN (an index's labels)."""
+    if isinstance(arr, (list, tuple)):  # (a scalar broadcast into a column, `DataFrame({"a": x, "s": "M"})`: ["M"])
+        return all(v is None or isinstance(v, (str, bytes)) or (isinstance(v, float) and v != v) for v in arr)
     if not isinstance(arr, np.ndarray):
         return False
     if arr.dtype.kind in "USbiumM":
