@@ -79,7 +79,9 @@ def ask_primals(fdef: ast.FunctionDef, active: set[str], globals_: dict, freevar
             node.operand = _helper_call("__od_inverted__", [node.operand], node.operand)
         if isinstance(node, ast.JoinedStr):
             if _format_fields(node, active) and len(node.values) > 1:
-                _as_text(node)  # (`f"9{x}"`: the whole text is one of x, its parse refused, `runtime.DerivedText`)
+                _as_joined_text(node)  # (`f"9{x}"`: the whole text is one of x, its parse refused,
+                # `runtime.DerivedText`; not where each field formatted is an integer's, `f"f{i}"` of numpy's
+                # record field names, whose lookup `fields["f0"]` was refused as a differentiated key)
             continue
         if (isinstance(node, ast.BinOp) and isinstance(node.op, (ast.FloorDiv, ast.Mod)) and not _text_expr(node.left)
                 and (_reads(node.left) & active or isinstance(node.op, ast.FloorDiv) and _reads(node.right) & active)
@@ -262,6 +264,22 @@ def _text_expr(node) -> bool:
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod):
         return _text_expr(node.left)
     return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("str", "repr")
+
+
+def _as_joined_text(node: ast.JoinedStr) -> None:
+    """An f-string of fields some of which `_format_fields` formats, in place as `__od_text_join__("", [parts])`:
+    each part evaluated once, in order; the text one of a differentiated number's where a formatted field is
+    (`runtime.formatted` gives an integer's or a string's as plain text)."""
+    parts = [v if isinstance(v, ast.Constant) or isinstance(v, ast.FormattedValue) and isinstance(v.value, ast.Call)
+             and isinstance(v.value.func, ast.Name) and v.value.func.id == "__od_fmt__" else
+             ast.copy_location(ast.JoinedStr(values=[v]), v) for v in node.values]
+    parts = [p.value if isinstance(p, ast.FormattedValue) else p for p in parts]
+    for f in node._fields:
+        delattr(node, f)
+    node.__class__ = ast.Call
+    node.func = ast.copy_location(ast.Name("__od_text_join__", ast.Load()), node)
+    node.args = [ast.copy_location(ast.Constant(""), node), ast.copy_location(ast.List(parts, ast.Load()), node)]
+    node.keywords = []
 
 
 def _as_text(node, values=None) -> None:

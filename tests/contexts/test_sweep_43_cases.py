@@ -714,11 +714,8 @@ def _dict_ior(x):
 def test_builtin_subclasses_own_operators(f):
     want = fd.derivative(f, 1.3)
     _close(gradient(f, 1.3)[0], want)
-    if f is _ignored_write:  # (forward mode refuses an ndarray subclass of duals' own `__setitem__`)
-        with pytest.raises(OverdubError):
-            derivative(f, 1.3)
-        return
-    _close(derivative(f, 1.3), want)
+    _close(derivative(f, 1.3), want)  # (`_ignored_write`: forward mode refuses an ndarray subclass of duals' own
+    # `__setitem__`; reverse mode answers after it, session 73)
 
 
 @pytest.mark.parametrize("f", [_list_iadd, _list_imul, _dict_ior])
