@@ -24,6 +24,7 @@ import overdub
 from ..forward.dual import Dual as _Dual, as_python_number, numpy_scalar_dual, primal
 from ..forward.holds import dual_free
 from ..rules import generic, leaves
+from ..rules.callback_state import STORED as _CALLBACK_STORED, stored_read_refused
 from ..rules.containers import (class_subscript_refused, identity_methods as _identity_methods, constant_member as _constant_member, own_mapping_refused,
                                 refuse_differentiated_key, subscripts_a_class)
 from ..rules.generic import dropped_nan_zero
@@ -1014,6 +1015,9 @@ def getattr_(obj, attr):
         table = getattr(_THREAD, "stores", None)
         if table:
             _unrecorded_store(obj, attr, v, table)
+        if _CALLBACK_STORED and (hit := _CALLBACK_STORED.get((id(obj), attr))) is not None and hit[0] is obj \
+                and hit[1] is v:
+            raise stored_read_refused(obj, attr, hit[2])
         return v, None
     if _whole_number(t) and attr not in _NUMBER_PARTS:
         _representation_read(obj, attr, getattr(obj, attr))
@@ -1099,6 +1103,8 @@ def _c_property(prop, obj, attr):
     y = getattr(obj, attr)
     if (prop.__objclass__.__module__ or "builtins").split(".")[0] in ("builtins", "numpy"):
         return y, None
+    if type(y) in (float, int, complex, bool) or isinstance(y, np.generic):
+        return y, None  # (a C number field, read anew each time: ctypes' `c_double.value`, stored and read as a field)
     if getattr(obj, attr) is not y and runtime._may_differ(y, 0) and runtime._may_differ(obj, 0):
         raise runtime.NoRuleError(
             f"reverse mode cannot follow `{type(obj).__name__}.{attr}`, a property computed by compiled code "

@@ -184,3 +184,14 @@ if _optimize is not None:
     from ..rules.numpy import scipy_odeint as _odeint
     _FW.tag_of, _FW.split, _FW.dual = _tag_of, split, Dual
     registry.duals(_odeint.integrate.odeint)(_odeint.odeint_duals(_FW))
+
+# (a callable that stores what it is given, on an object, into a list or a dict: the rules evaluate it at points
+# of their own after the solver's, so what it leaves differs from a plain run's, value and derivative alike;
+# refused, as reverse mode refuses it, `rules.callback_state`)
+from ..rules.callback_state import stores_checked as _stores_checked  # noqa: E402
+for _fn in (*((_integrate.quad, _integrate.quad_vec) if _integrate is not None else ()),
+            *((_odeint.integrate.odeint, *_optimize.ROOT_FINDERS, _optimize.optimize.fsolve, _root.optimize.root,
+               _leastsq.optimize.leastsq, _leastsq.optimize.least_squares) if _optimize is not None else ())):
+    _rule = registry.get(_fn)
+    if _rule.duals is not None:
+        _rule.duals = _stores_checked(_rule.duals, getattr(_fn, "__name__", "the solver"))

@@ -79,6 +79,11 @@ def _bound_by_definition(fdef, params):
                 inner = bound | stores(st)
                 walk(st.body, inner)
                 walk(st.orelse, inner)
+            elif isinstance(st, ast.Try):  # (its else, handlers and finally may follow what its body bound)
+                walk(st.body, set(bound))
+                tried = bound | set().union(*(stores(b) for b in st.body))
+                for part in [st.orelse, st.finalbody] + [h.body for h in st.handlers]:
+                    walk(part, set(tried))
             elif isinstance(st, (ast.If, ast.With, ast.Try, ast.Match)):
                 for part in ([getattr(st, f, ()) for f in ("body", "orelse", "finalbody")]
                              + [b.body for b in getattr(st, "handlers", []) + getattr(st, "cases", [])]):
