@@ -38,6 +38,7 @@ from pandas._libs import lib as _pd_lib
 from pandas._libs import missing as _pd_missing
 from pandas._libs import properties as _pd_properties
 from pandas._libs.tslibs import offsets as _pd_offsets
+from pandas._libs import tslib as _pd_tslib
 
 from .leaves import (CHANGE_STAMP, register_code_indexed, register_constant, register_float_holder,
                      register_getter_descriptor, register_labels)
@@ -314,6 +315,52 @@ def ensure_string_array_rrule(arr, *args, **kw):
 
 
 registry.sparsity(CONCRETE, _pd_lib.ensure_string_array)  # (text: no dependency)
+
+# dates formatted as text: integers in, strings out (a NaN `na_rep` made the call look differentiable:
+# chainladder's triangles, refused)
+registry.nondifferentiable(_pd_tslib.format_array_from_datetime)
+
+
+def _convert_objects(objects, *args, **kwargs):
+    """pandas' own conversion, natively: called only for entries that carry no derivative (see below)."""
+    return _pd_lib.maybe_convert_objects(objects, *args, **kwargs)
+
+
+registry.nondifferentiable(_convert_objects)
+
+
+def _numbers_with_a_float(objects) -> bool:
+    """objects (1-d, of dtype object) holds floats, or integers and at least one float: numbers pandas makes a
+    float64 array of."""
+    seen_float = False
+    for v in objects:
+        if isinstance(v, (bool, np.bool_)) or not isinstance(v, (float, int, np.floating, np.integer)):
+            return False
+        seen_float = seen_float or isinstance(v, (float, np.floating))
+    return seen_float
+
+
+def maybe_convert_objects(objects, *, try_float=False, safe=False, convert_numeric=True, **kwargs):
+    """`lib.maybe_convert_objects` (`pd.Series([x0, nan, x2])`, a frame's row of numbers): an object array of
+    floats (integers among them) is the float64 array of its entries, built here so the engines follow each;
+    anything else is pandas' own, natively (entries of no derivative: strings, dates, integers alone; one that
+    may carry a derivative beside them is refused)."""
+    if convert_numeric and isinstance(objects, np.ndarray) and objects.ndim == 1 and objects.size and (
+            _numbers_with_a_float(objects)) and not (safe and any(
+                isinstance(v, (int, np.integer)) for v in objects)):
+        out = np.array([v for v in objects], dtype=np.float64)
+        if type(out) is not np.ndarray:  # (forward mode's dual: pandas holds no duals; reverse mode may answer)
+            raise NoRuleError("forward mode does not differentiate a pandas Series made of perturbed numbers",
+                              fix="use reverse mode (gradient, jacobian(..., mode='reverse'))")
+        return out
+    if isinstance(objects, np.ndarray) and objects.dtype == object and any(
+            isinstance(v, (float, complex, np.inexact)) and not isinstance(v, bool) and v == v for v in objects):
+        raise NoRuleError("reverse mode does not differentiate pandas' maybe_convert_objects of numbers mixed with "
+                          "other objects", fix="build the Series from a float array (`np.array(values, float)`)")
+    return _convert_objects(objects, try_float=try_float, safe=safe, convert_numeric=convert_numeric, **kwargs)
+
+
+registry.set(_pd_lib.maybe_convert_objects, stand_in=maybe_convert_objects)
 
 
 def _register_text_arrays() -> None:

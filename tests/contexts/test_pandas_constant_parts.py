@@ -71,3 +71,30 @@ def test_float_keys_still_values():
         assert isinstance(e, OverdubError), e
         return
     assert np.allclose(got, fd_gradient(f, X)[0], rtol=1e-7)
+
+
+def series_of_scalars(x):
+    """`pd.Series([x0, nan, x2])`: pandas' `maybe_convert_objects` of an object array of floats (pyfao56,
+    hrv-analysis): its float64 array built as the engines follow it."""
+    s = pd.Series([x[0] * 2.0, np.nan, x[2], 3])
+    return float(s.interpolate().sum() + s.fillna(0.0).to_numpy() @ np.array([1.0, 2.0, 3.0, 4.0]))
+
+
+def test_series_of_scalars_right_in_both_modes():
+    from contexts import jvp
+    want = fd_gradient(series_of_scalars, X)[0]
+    assert np.allclose(gradient(series_of_scalars, X)[0], want, rtol=1e-7)
+    t = np.array([1.0, -2.0, 0.5])
+    assert jvp(series_of_scalars, (X,), (t,))[1] == pytest.approx(float(want @ t), rel=1e-7)
+
+
+def test_convert_objects_stand_in_is_pandas_own():
+    from pandas._libs import lib
+
+    from contexts.rules.pandas import maybe_convert_objects
+    for values in ([1.5, np.nan, 2.0], [1, 2.5, 3], [np.float64(1.0), 2.0], ["a", "b"], [1, 2], [None, "a"],
+                   [True, False]):
+        objects = np.empty(len(values), dtype=object)
+        objects[:] = values
+        want, got = lib.maybe_convert_objects(objects), maybe_convert_objects(objects)
+        assert got.dtype == want.dtype and np.array_equal(got, want, equal_nan=got.dtype.kind == "f"), values
