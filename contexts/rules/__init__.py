@@ -10,6 +10,7 @@ from . import builtins as _builtins  # noqa: F401  (imports register rules)
 from . import cmath as _cmath  # noqa: F401
 from . import containers as _containers  # noqa: F401
 from . import decimals as _decimals  # noqa: F401
+from . import forwarders as _forwarders  # noqa: F401  (functions made by exec that hand their parameters on)
 from . import introspection as _introspection  # noqa: F401
 from . import math as _math  # noqa: F401
 from . import operator as _operator  # noqa: F401
