@@ -50,6 +50,8 @@ def _same_body(a: types.CodeType, b: types.CodeType) -> bool:
 def forwarder_source(fn, owner):
     """The definition of fn, a function made by `exec` that hands its parameters to one name, or None."""
     code = fn.__code__
+    if code.co_filename.startswith("<"):  # (text no file names, `exec("def f(x): ...")`: a primitive, as the core
+        return None                       # takes it; astropy compiles its wrappers under the module's file name)
     text = _text(code)
     if text is None:
         return None
