@@ -75,10 +75,9 @@ registry.get(_implicit.root_of).impl = registry.get(_implicit.root_of).duals  # 
 
 # (what their callables store while the primitive calls them natively carries no derivative: refused,
 # `rules.callback_state`)
+from ..rules.callback_state import callback_primitives as _callback_primitives  # noqa: E402
 from ..rules.callback_state import stores_checked as _stores_checked  # noqa: E402
-for _fn in (*((_forward._integrate.quad, _forward._integrate.quad_vec) if _forward._integrate is not None else ()),
-            *((_odeint.integrate.odeint, *_optimize.ROOT_FINDERS, _optimize.optimize.fsolve, _root.optimize.root,
-               _leastsq.optimize.leastsq, _leastsq.optimize.least_squares) if _optimize is not None else ())):
+for _fn in _callback_primitives():
     _rule = registry.get(_fn)
     if _rule.impl is not None:  # (a field the callable rebinds: its later read refused, `getattr_`; not the solve)
         _rule.impl = _stores_checked(getattr(_rule.impl, "__wrapped__", _rule.impl), getattr(_fn, "__name__", "the solver"),

@@ -188,10 +188,9 @@ if _optimize is not None:
 # (a callable that stores what it is given, on an object, into a list or a dict: the rules evaluate it at points
 # of their own after the solver's, so what it leaves differs from a plain run's, value and derivative alike;
 # refused, as reverse mode refuses it, `rules.callback_state`)
+from ..rules.callback_state import callback_primitives as _callback_primitives  # noqa: E402
 from ..rules.callback_state import stores_checked as _stores_checked  # noqa: E402
-for _fn in (*((_integrate.quad, _integrate.quad_vec) if _integrate is not None else ()),
-            *((_odeint.integrate.odeint, *_optimize.ROOT_FINDERS, _optimize.optimize.fsolve, _root.optimize.root,
-               _leastsq.optimize.leastsq, _leastsq.optimize.least_squares) if _optimize is not None else ())):
+for _fn in _callback_primitives():
     _rule = registry.get(_fn)
     if _rule.duals is not None:
         _rule.duals = _stores_checked(_rule.duals, getattr(_fn, "__name__", "the solver"))

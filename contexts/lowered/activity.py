@@ -270,10 +270,12 @@ def _as_joined_text(node: ast.JoinedStr) -> None:
     """An f-string of fields some of which `_format_fields` formats, in place as `__od_text_join__("", [parts])`:
     each part evaluated once, in order; the text one of a differentiated number's where a formatted field is
     (`runtime.formatted` gives an integer's or a string's as plain text)."""
-    parts = [v if isinstance(v, ast.Constant) or isinstance(v, ast.FormattedValue) and isinstance(v.value, ast.Call)
-             and isinstance(v.value.func, ast.Name) and v.value.func.id == "__od_fmt__" else
-             ast.copy_location(ast.JoinedStr(values=[v]), v) for v in node.values]
-    parts = [p.value if isinstance(p, ast.FormattedValue) else p for p in parts]
+    parts = []
+    for v in node.values:
+        formatted = isinstance(v, ast.FormattedValue) and isinstance(v.value, ast.Call) and isinstance(
+            v.value.func, ast.Name) and v.value.func.id == "__od_fmt__"
+        parts.append(v.value if formatted else v if isinstance(v, ast.Constant)
+                     else ast.copy_location(ast.JoinedStr(values=[v]), v))
     for f in node._fields:
         delattr(node, f)
     node.__class__ = ast.Call

@@ -34,7 +34,7 @@ from overdub.errors import OverdubError
 from . import generic
 from .cotangents import Refused
 from .generic import conj, fit, project
-from .leaves import carries_none
+from .containers import _carries_derivative
 from .operator import floor_quotient, abs_adjoint, abs_frule, pow_adjoint, pow_frule
 from .registry import NoRuleError, dispatches_on_numbers, registry
 from .sparsity_specs import CONCRETE, LINEAR, NONLINEAR, Custom
@@ -546,7 +546,7 @@ def store_slot(obj, name, value):
 
 
 def store_constant(obj, name, value):
-    """`object.__setattr__(obj, name, value)` of a value that carries no derivative (`leaves.carries_none`),
+    """`object.__setattr__(obj, name, value)` of a value that carries no derivative (`containers._carries_derivative`),
     whatever stores it (a data descriptor of C): a non-differentiable primitive."""
     object.__setattr__(obj, name, value)
 
@@ -569,8 +569,7 @@ def py_object_setattr(obj, name, value):
         return
     if not hasattr(obj, "__dict__") or hasattr(type(getattr(type(obj), name, None)), "__set__"):  # (run as code:
         # its read of the `__dict__` is reverse mode's, `getattr_`)
-        from .containers import _carries_derivative  # (containers imports this module's neighbours)
-        if carries_none(value) or not _carries_derivative(value):  # (labels through a data descriptor: pandas'
+        if not _carries_derivative(value):  # (labels through a data descriptor: pandas'
             # `out.columns = self.columns` in every DataFrame's arithmetic, `df.columns = [c.lower() for c in
             # df.columns]`, set by the Cython `AxisProperty`; strings and integers carry no derivative to follow)
             store_constant(obj, name, value)

@@ -20,9 +20,10 @@ import numpy as np
 
 from overdub import depth as _runs
 
+from .containers import _carries_derivative
 from .registry import NoRuleError
 
-__all__ = ["stores_checked", "STORED", "stored_read_refused"]
+__all__ = ["stores_checked", "STORED", "stored_read_refused", "callback_primitives"]
 
 _DEPTH = 2
 _LARGEST = 1_000_000  # (arrays copied to compare: up to this many entries; a larger one is compared by identity)
@@ -82,18 +83,6 @@ def _note(obj, depth: int, seen: dict) -> None:
             _note(v, depth - 1, seen)
 
 
-def _carries(v) -> bool:
-    if isinstance(v, (type(None), bool, int, str, bytes, type, types.ModuleType)):
-        return False
-    if isinstance(v, np.ndarray):
-        return v.dtype.kind in "fcO"
-    if isinstance(v, (list, tuple)):
-        return any(_carries(e) for e in v)
-    if isinstance(v, dict):
-        return any(_carries(e) for e in v.values())
-    return True
-
-
 STORED: dict = {}
 """(id(obj), field) -> (obj, value, name): a field a callable stored while a primitive called it natively, under
 `stores_checked(..., fields_noted=True)` (reverse mode's): reverse mode refuses a read of it that finds the value
@@ -114,13 +103,13 @@ def _changes(before: dict) -> list:
             now = [id(e) for e in obj]
             if now != state:
                 new = [e for e in obj if id(e) not in set(state)]
-                if any(_carries(e) for e in new) or len(now) < len(state):
+                if any(_carries_derivative(e) for e in new) or len(now) < len(state):
                     out.append((f"a {type(obj).__name__} it holds was changed", None, None, None))
             continue
         items = obj.items() if isinstance(obj, dict) else (getattr(obj, "__dict__", None) or {}).items()
         was = dict(state)
         for k, v in list(items):
-            if was.get(k) != id(v) and _carries(v):
+            if was.get(k) != id(v) and _carries_derivative(v):
                 if isinstance(obj, dict):
                     out.append((f"a dict it holds was given the key {k!r}", None, None, None))
                 else:
@@ -155,6 +144,18 @@ def stores_checked(run, name: str, fields_noted: bool = False):
     checked.__name__ = checked.__qualname__ = getattr(run, "__name__", "run") + "_checked"
     checked.__wrapped__ = run
     return checked
+
+
+def callback_primitives() -> tuple:
+    """The primitives that call a callable natively (as C code or a rule's own evaluation): the engines wrap their
+    runs with `stores_checked` (forward mode's duals form, reverse mode's native run). Empty without scipy."""
+    try:
+        from .numpy import scipy_integrate, scipy_leastsq, scipy_odeint, scipy_optimize, scipy_root
+    except ImportError:  # (scipy is optional)
+        return ()
+    return (scipy_integrate.quad, scipy_integrate.quad_vec, scipy_odeint.integrate.odeint,
+            *scipy_optimize.ROOT_FINDERS, scipy_optimize.optimize.fsolve, scipy_root.optimize.root,
+            scipy_leastsq.optimize.leastsq, scipy_leastsq.optimize.least_squares)
 
 
 def stored_read_refused(obj, field: str, name: str):

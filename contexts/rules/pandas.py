@@ -290,17 +290,19 @@ register_getter_descriptor(_pd_properties.CachedProperty, lambda d: d.fget, cach
 
 # -- labels and dates ----------------------------------------------------------------------------------------
 
+def _text_entry(v) -> bool:
+    return v is None or isinstance(v, (str, bytes)) or (isinstance(v, float) and v != v)
+
+
 def _texts_only(arr) -> bool:
     """arr holds no number a derivative could be carried by: strings, None and NaN (an index's labels)."""
     if isinstance(arr, (list, tuple)):  # (a scalar broadcast into a column, `DataFrame({"a": x, "s": "M"})`: ["M"])
-        return all(v is None or isinstance(v, (str, bytes)) or (isinstance(v, float) and v != v) for v in arr)
+        return all(map(_text_entry, arr))
     if not isinstance(arr, np.ndarray):
         return False
     if arr.dtype.kind in "USbiumM":
         return True
-    if arr.dtype.kind != "O":
-        return False
-    return all(v is None or isinstance(v, (str, bytes)) or (isinstance(v, float) and v != v) for v in arr.flat)
+    return arr.dtype.kind == "O" and all(map(_text_entry, arr.flat))
 
 
 @registry.rrule(_pd_lib.ensure_string_array)
