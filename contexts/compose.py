@@ -22,12 +22,13 @@ import overdub
 from overdub import depth as _runs
 
 from .ad import ADContext, gradient, pullback
+from .ad.api import special_hits
 from .forward.context import ForwardContext
 from .forward.api import (OWN_STOOD, _plain_input, _value_and_jacfwd, SIDES_TAKEN, _AXES_CHECKED, along_axes, unit_directions, _close as close_derivatives, _moved as moved, _step as side_step, flattened, mean_tree, float_input,
                           is_tree, jacfwd, jvp, of_values, random_direction, rebuilt_tree, reraise_located,
                           restorer, tree_leaves)
 from .forward.dual import Dual
-from .lowered.runtime import _TEXTS, TIES_AT_SIDES, SidesTaken, SpecialPoint, StairJump, special_case
+from .lowered.runtime import _TEXTS, ORDER_OPS, TIES_AT_SIDES, SidesTaken, SpecialPoint, StairJump, special_case
 from .rules.ties import KINK_MARK, TieError
 from .rules.leaves import container_of
 
@@ -85,6 +86,9 @@ def check_special(f: Callable, args: tuple, kwargs: dict, hits: list) -> None:
     except Exception as e:
         if all(op[:1] in _NOTED for _, _, op in hits):  # (ties only noted, as before: kept where unchecked)
             return
+        if still_equal_nearby(of_leaves, leaves, directions, hits):
+            return None  # (no compared value moves: the special case holds around the point, and its
+            # derivative is the function's -- linearmodels' `x == 1` of a constant column, in a pandas frame)
         raise _unchecked(hits, f"forward mode: {type(e).__name__}") from e
     if SIDES_TAKEN[0] != taken:  # (a step's jump or a kink forward mode judged from the two sides: continuous)
         where = next((h[0] for h in hits if h[2][:1] != "?"), hits[0][0])
@@ -99,6 +103,66 @@ def check_special(f: Callable, args: tuple, kwargs: dict, hits: list) -> None:
         for checked in checks:
             same_as_forward(checked, grads, given, hits)
     return same_along_each
+
+
+_EXACT_TESTS = frozenset({"==", "!=", "in", "not in"}) | ORDER_OPS
+_NEARBY_STEPS = (1e-7, 1e-4)  # (relative to the inputs' size: a value moving 1e-10 as fast as they do moves
+# past a rounding at the larger one)
+
+
+def still_equal_nearby(of_leaves: Callable, leaves: list, directions: list, hits: list) -> bool:
+    """Where forward mode cannot run (pandas data, whose frames hold no duals): whether each value reverse mode's
+    recording found exactly equal to a constant (`x == 1`, a tie of an ordering) stays equal to it, as many
+    entries of it as at the point, at points next to it along a random direction (two steps): then the
+    special case holds around the point and its derivative is the function's. f is recorded again there
+    (`ad.api.special_hits`) and the two recordings' tests compared by their line, kind, the constant's value and
+    the count of entries equal. A value moving off the constant leaves the test unmet there: False, and the
+    point stays refused. So do a test closing in (`~`, `≈`: a bisection's iterate moves and stays close) and a
+    staircase's value, which is the moving value itself (its digest differs nearby)."""
+    hard = [h for h in hits if h[2][:1] not in _NOTED]
+    if not hard or any(h[2] not in _EXACT_TESTS for h in hard):
+        return False
+    wanted: dict = {}
+    for h in hard:
+        key = _hit_key(h)
+        if key is None:
+            return False
+        wanted[key] = wanted.get(key, 0) + 1
+    for step in _NEARBY_STEPS:
+        moved = []
+        for a, d in zip(leaves, directions):
+            if d is None:
+                moved.append(a)
+                continue
+            scale = step * max(1.0, float(np.max(np.abs(a))) if np.size(a) else 1.0)
+            moved.append(type(a)(a + scale * d) if isinstance(a, (float, np.floating)) else a + scale * d)
+        try:
+            found = special_hits(of_leaves, tuple(moved), {})
+        except Exception:
+            return False
+        seen: dict = {}
+        for h in found:
+            if h[2][:1] not in _NOTED:
+                key = _hit_key(h)
+                seen[key] = seen.get(key, 0) + 1
+        if any(seen.get(key, 0) != n for key, n in wanted.items()):
+            return False
+    return True
+
+
+def _hit_key(hit) -> tuple | None:
+    """(line, kind, the constant's value, entries equal) of a hit; None where the constant is not a number,
+    text or array of them (not compared by value)."""
+    where, other, op = hit
+    if isinstance(other, np.ndarray):
+        if other.dtype.kind not in "biufcUS":
+            return None
+        digest = (other.dtype.str, other.shape, hash(other.tobytes()))
+    elif isinstance(other, (bool, int, float, complex, str, bytes, np.generic)) or other is None:
+        digest = (type(other).__name__, repr(other))
+    else:
+        return None
+    return where, op, digest, getattr(hit, "count", None)
 
 
 def _more_checks(of_leaves, leaves, directions, rng) -> list:

@@ -197,6 +197,24 @@ def _record(f, args, kwargs, full=True, mask=None):
     return out
 
 
+def special_hits(f, args, kwargs) -> list:
+    """The equality tests f's recording at args finds equal (its `SPECIAL_HITS`), unchecked, its pullback
+    dropped: `contexts.compose.still_equal_nearby`'s runs at points next to a special point, where forward mode
+    cannot run. This thread's record of stores is the recording's around it (kept, restored after)."""
+    _depth.enter()
+    table = _THREAD.__dict__.setdefault("stores", {})
+    saved = {k: (o, dict(d), own) for k, (o, d, own) in table.items()}
+    token = _SPECIAL_HITS.set(_recording(_nestlevel() + 1))
+    try:
+        call(ARGUMENTS_ONLY, f, *args, **kwargs)
+        return list(_SPECIAL_HITS.get())
+    finally:
+        _SPECIAL_HITS.reset(token)
+        table.clear()
+        table.update(saved)
+        _depth.leave()
+
+
 def _recording(level: int) -> _Hits:
     """The state of one recording (or reverse pass), held by the one context variable `SPECIAL_HITS` while it
     runs: the equality tests it finds equal (`lowered.runtime.equality_guard`) and `level`, how many

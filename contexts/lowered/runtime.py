@@ -1445,7 +1445,9 @@ def equality_guard(active, other, op: str, close=None, leaves=None) -> None:
     hits = SPECIAL_HITS.get()
     if hits is None:
         raise _special(other, op)
-    hits.append((_where(), other, op))
+    hit = CountedHit((_where(), other, op))
+    hit.count = int(np.count_nonzero(mask))
+    hits.append(hit)
 
 
 _COMPARE = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge}
@@ -2186,6 +2188,13 @@ def closed_in(hist: dict) -> None:
                 f"narrowing onto the test carries no derivative (a bisection, its step in a helper, a method or a "
                 f"recursion), and the derivative of its result is not the root's",
                 where=f"{code.co_filename}:{line} in {code.co_qualname}", fix=NEAR_FIX)
+
+
+class CountedHit(tuple):
+    """A hit `(where, other, op)` of `equality_guard` with `count`, how many of the compared entries were found
+    equal: the check at nearby points (`contexts.compose.still_equal_nearby`) asks that as many stay equal
+    there (an entry moving off the value while another, constant, stays on it would keep the hit)."""
+    count = None
 
 
 class Hits(list):
