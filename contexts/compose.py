@@ -106,6 +106,8 @@ def check_special(f: Callable, args: tuple, kwargs: dict, hits: list) -> None:
 
 
 _EXACT_TESTS = frozenset({"==", "!=", "in", "not in"}) | ORDER_OPS
+_OF_THE_VALUE = ("jump of ", "tie in ")  # (a step's jump, a sort's tie: the hit holds the value itself, which
+# a moving value changes nearby)
 _NEARBY_STEPS = (1e-7, 1e-4)  # (relative to the inputs' size: a value moving 1e-10 as fast as they do moves
 # past a rounding at the larger one)
 
@@ -117,10 +119,10 @@ def still_equal_nearby(of_leaves: Callable, leaves: list, directions: list, hits
     special case holds around the point and its derivative is the function's. f is recorded again there
     (`ad.api.special_hits`) and the two recordings' tests compared by their line, kind, the constant's value and
     the count of entries equal. A value moving off the constant leaves the test unmet there: False, and the
-    point stays refused. So do a test closing in (`~`, `≈`: a bisection's iterate moves and stays close) and a
-    staircase's value, which is the moving value itself (its digest differs nearby)."""
+    point stays refused. So does a test closing in (`~`, `≈`: a bisection's iterate moves and stays close). A
+    step's jump or a sort's tie holds the value itself: one moving nearby differs there, and is refused."""
     hard = [h for h in hits if h[2][:1] not in _NOTED]
-    if not hard or any(h[2] not in _EXACT_TESTS for h in hard):
+    if not hard or not all(h[2] in _EXACT_TESTS or h[2].startswith(_OF_THE_VALUE) for h in hard):
         return False
     wanted: dict = {}
     for h in hard:
@@ -162,7 +164,7 @@ def _hit_key(hit) -> tuple | None:
         digest = (type(other).__name__, repr(other))
     else:
         return None
-    return where, op, digest, getattr(hit, "count", None)
+    return where, op, digest, getattr(hit, "equal_count", None)
 
 
 def _more_checks(of_leaves, leaves, directions, rng) -> list:

@@ -44,6 +44,7 @@ from ..lowered.cuts import power_on_cut
 from ..rules.frames import is_engine_class
 from ..rules.numpy._util import masked_refused, matrix_refused
 from ..rules.numpy.indexing import is_basic_index, last_write_mask
+from ..rules.numpy.inplace import write_into
 from ..rules.cotangents import MapBox, Refused, SeqBox, Tangent, acc, fields_of, has_fields, merge_into, own_dict
 from ..rules.leaves import carries_none, taken_per_element, value_class
 from ..rules.numpy.objects import computes_in_python, holds_objects
@@ -2289,8 +2290,12 @@ def setitem_adj(S, dobj, obj, idx, v, old):
                 gv = _scalar_cot(part, v)
             dobj[idx] = 0
         new = _copy(obj[idx])
-        obj[idx] = old
-        S.redo(operator.setitem, obj, idx, new)
+        if obj.flags.writeable:
+            obj[idx] = old
+            S.redo(operator.setitem, obj, idx, new)
+        else:  # (made read-only after the store)
+            write_into(obj, idx, old)
+            S.redo(write_into, obj, idx, new)
         return dobj, gv
     if type(old) is _ListSlice:
         return _list_slice_adj(S, dobj, obj, idx, old, v)

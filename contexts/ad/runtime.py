@@ -45,7 +45,7 @@ from ..rules.generic import integral
 from ..rules.watch import JUMP_WATCH, watch_call
 from ..rules.numpy.creation import python_ufunc_method, _length_jump as arange_length_jump
 from ..rules.numpy.reductions import UFUNC_METHOD_OUT
-from ..rules.numpy.inplace import refuse_overlapping_out
+from ..rules.numpy.inplace import refuse_overlapping_out, write_into
 from ..rules.numpy.objects import holds_objects, object_form
 from ..rules.numpy.stand_ins import vectorized
 from ..rules.builtins import getitem_iteration
@@ -123,6 +123,8 @@ _FLOAT_NEW = float.__new__
 _NDARRAY_NEW = np.ndarray.__new__
 _OBJECT_SLOTS = {name: getattr(object, name) for name in ("__getattribute__", "__setattr__")}
 _OBJECT_INIT = object.__init__
+_OBJECT_GETATTRIBUTE = object.__getattribute__  # (its Python, `rules.builtins`: also on an array subclass's own
+# `__getattribute__`, numpy's recarray, whose arguments are arrays, plain to `objects_of_classes`)
 _OBJECT_DTYPE = np.dtype(object)
 _PLAIN_TYPES = frozenset({float, int, bool, complex, str, bytes, type(None), np.ndarray, np.float64, np.float32,
                           np.int64, np.complex128, np.bool_})
@@ -894,7 +896,8 @@ def call(mask, f, /, *args, **kw):
                     return _twin_call(mask, through_protocol(f), (), args, kw)
                 if rule.python is not None and (objects_of_classes(args, rule.kind == "reduction")
                                                 or own_number_operands(f, args)
-                                                or (f in _BY_DUNDER and _own_conversion(args[0]))):
+                                                or (f in _BY_DUNDER and _own_conversion(args[0]))
+                                                or f is _OBJECT_GETATTRIBUTE):
                     # an operand's special methods are its class's own code: they are what the primitive runs
                     # (a float subclass's own `__add__` too, as `operator.add` calls it)
                     return _twin_call(mask, rule.python, (), args, kw)
@@ -1726,8 +1729,8 @@ def _out_back(pb, dy, dself, S):
     dout = S.held_out()
     total = acc(dy, dout)
     new = out.copy()
-    out[...] = old
-    S.redo(operator.setitem, out, Ellipsis, new)
+    write_into(out, Ellipsis, old)
+    S.redo(write_into, out, Ellipsis, new)
     if where is not True and total is not None:
         total = np.where(where, total, 0.0)  # only the written elements came from f
     if inner is None or total is None or integral(out):  # nothing read the result (or an integer array took it,
@@ -2117,8 +2120,8 @@ def _may_differ(a, depth) -> bool:
         return True
     if isinstance(a, ArrayLeaf):  # a registered array type (dask): by its dtype, known without computing
         return np_dtype(a).kind not in "biuUSmMV"
-    if depth >= 6:
-        return True  # too deep to look into: it may hold one
+    if depth >= 6:  # too deep to look into: it may hold one, unless its kind holds none (a pandas dtype in
+        return not (LABEL_TYPES and carries_none(a))  # a period array's cache, six fields below its Series)
     if isinstance(a, (list, tuple, set, frozenset)):
         return any(_may_differ(v, depth + 1) for v in a) or (
             ta.__flags__ & _HEAPTYPE and has_fields(a) and _fields_may_differ(a, depth))

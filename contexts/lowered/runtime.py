@@ -1446,7 +1446,7 @@ def equality_guard(active, other, op: str, close=None, leaves=None) -> None:
     if hits is None:
         raise _special(other, op)
     hit = CountedHit((_where(), other, op))
-    hit.count = int(np.count_nonzero(mask))
+    hit.equal_count = int(np.count_nonzero(mask))
     hits.append(hit)
 
 
@@ -2191,10 +2191,10 @@ def closed_in(hist: dict) -> None:
 
 
 class CountedHit(tuple):
-    """A hit `(where, other, op)` of `equality_guard` with `count`, how many of the compared entries were found
-    equal: the check at nearby points (`contexts.compose.still_equal_nearby`) asks that as many stay equal
+    """A hit `(where, other, op)` of `equality_guard` with `equal_count`, how many of the compared entries were
+    found equal: the check at nearby points (`contexts.compose.still_equal_nearby`) asks that as many stay equal
     there (an entry moving off the value while another, constant, stays on it would keep the hit)."""
-    count = None
+    equal_count = None
 
 
 class Hits(list):

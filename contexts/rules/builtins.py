@@ -634,11 +634,28 @@ def py_object_getattribute(obj, name):
             raise AttributeError(f"'{cls.__name__}' object has no attribute '{name}'")
         if not hasattr(kind, "__get__"):
             return attr  # (a plain value the class holds)
+        if kind in _C_METHODS or kind in _C_FIELDS and name in _METADATA:
+            # a C class's method, bound (its calls are calls of C functions: their rules, or refused), or an
+            # array's metadata, no value of it (numpy's recarray reading `self.getfield`, `.dtype`: pyGMM's
+            # coefficient tables)
+            return c_attribute(attr, obj, cls)
     raise NoRuleError(f"object.__getattribute__ of {cls.__name__}.{name}, past the class's own attribute "
                       "access, on a differentiated object", fix="read it with a plain `obj.name`")
 
 
 _MISSING = object()
+
+
+def c_attribute(attr, obj, cls):
+    """`attr.__get__(obj, cls)` of a C class's method or an array's metadata (`py_object_getattribute`): no
+    value of obj's, a primitive without a derivative (the bound method's calls are recorded as calls)."""
+    return attr.__get__(obj, cls)
+
+
+registry.nondifferentiable(c_attribute)
+_C_METHODS = (types.MethodDescriptorType, types.WrapperDescriptorType, types.ClassMethodDescriptorType)
+_C_FIELDS = (types.GetSetDescriptorType, types.MemberDescriptorType)
+_METADATA = frozenset({"dtype", "shape", "ndim", "size", "itemsize", "nbytes", "strides", "flags"})
 registry.set(object.__getattribute__, python=py_object_getattribute)
 
 

@@ -139,6 +139,7 @@ def list_extend_inplace(self, items):
     iterable gave (an iterator, a generator's, a `map` has no length afterwards: taking none of them
     dropped their cotangents, 0 silently, and left the list's box misaligned for the adjoints before it)."""
     n0 = len(self)
+    start = _drawn_already(items)
     self.extend(items)
 
     def extend_back(S, dy, dself):
@@ -151,8 +152,23 @@ def list_extend_inplace(self, items):
         S.redo(list.extend, self, added)
         if all(g is None for g in gs):
             return box, (None,)
+        if start:  # (an iterator of a list or tuple drawn from before: its box is by position in the sequence)
+            return box, ([None] * start + gs,)
         return box, (_structure_like(gs, items) if isinstance(items, (np.ndarray, tuple)) else gs,)
     return None, extend_back
+
+
+_SEQUENCE_ITERATORS = frozenset({type(iter([])), type(iter(())), type(iter(np.empty(1)))})
+
+
+def _drawn_already(items) -> int:
+    """How many items an iterator of a list, tuple or array has given before (its cotangent box is by position
+    in the sequence: `vals = [next(it)]; vals.extend(it)`, inspect's `Signature.bind` of `*args`, credited the
+    items from position 0, the next item's cotangent to the first: a wrong gradient); 0 for anything else."""
+    if type(items) not in _SEQUENCE_ITERATORS:
+        return 0
+    state = items.__reduce__()
+    return state[2] if len(state) == 3 else 0
 
 
 @mutating((list, "insert"))

@@ -62,6 +62,27 @@ register_constant(_pd_internals.BlockValuesRefs)  # (weak references to the arra
 # (a dtype of pandas' own, its `na_value` a NaN float: no derivative; StringDtype made every string column a value
 # that may carry one, and its ExtensionBlock refused)
 register_constant(_pd.api.extensions.ExtensionDtype)
+# (a date offset, `MonthEnd`, `YearBegin(n)`: a calendar rule of integers, no derivative; `PeriodDtype(freq)` keys a
+# dict by it: chainladder's triangles, refused as a differentiated key)
+register_constant(_pd.tseries.offsets.BaseOffset)
+# (a frame's flags: whether labels may repeat, and a weak reference back to the frame, which made every Series
+# a value that may carry a derivative by the depth its test reached going round)
+register_constant(_pd.Flags)
+
+
+def _register_date_fields() -> None:
+    """pandas' kernels of dates' fields (`dt.year`, `round`, `to_period`): integers of integer nanoseconds and
+    a rounding mode, no derivative (a float made a date is refused at its cast: a fine staircase)."""
+    from pandas._libs.tslibs import fields
+
+    registry.nondifferentiable(*(fn for name in ("round_nsint64", "get_date_field", "get_start_end_field",
+                                                 "get_date_name_field", "get_timedelta_field", "isleapyear_arr",
+                                                 "build_field_sarray", "month_position_check")
+                                 if (fn := getattr(fields, name, None)) is not None))
+    register_constant(fields.RoundTo)
+
+
+_register_date_fields()
 
 
 def _register_hashtables() -> None:

@@ -17,7 +17,7 @@ from ..cotangents import Overwritten, Refused
 from ..registry import registry
 from ..ties import TiedApart, even_ends, note_tie, parting, plain
 from overdub.errors import OverdubError
-from ._util import is_dual, zeros
+from ._util import is_dual, unsupported, zeros
 
 
 class ReadOnlyTarget(OverdubError, ValueError):
@@ -105,8 +105,28 @@ def _inplace(*fns):
 
 def _restore(S, arr, old):
     new = arr.copy()
-    arr[...] = old
-    S.redo(operator.setitem, arr, Ellipsis, new)
+    write_into(arr, Ellipsis, old)
+    S.redo(write_into, arr, Ellipsis, new)
+
+
+def write_into(arr, idx, value) -> None:
+    """`arr[idx] = value`, undoing (or redoing) a store in reverse mode's pass: into an array made read-only after
+    the store (`a.setflags(write=False)`: PyTCI's curves, cached by lru_cache) with its flag set for the write and
+    back after (the undo crashed: "assignment destination is read-only"). One whose flag cannot be set (a view
+    of a read-only base) is refused."""
+    if arr.flags.writeable:
+        arr[idx] = value
+        return
+    try:
+        arr.setflags(write=True)
+    except ValueError:
+        raise unsupported("a store into an array", "one made read-only after the store, as a view of a read-only "
+                          "array (its flag cannot be set back for the reverse pass)",
+                          "make the array read-only after it is differentiated, or copy it first") from None
+    try:
+        arr[idx] = value
+    finally:
+        arr.setflags(write=False)
 
 
 def _arr(d):
