@@ -105,7 +105,7 @@ def check_special(f: Callable, args: tuple, kwargs: dict, hits: list) -> None:
     return same_along_each
 
 
-_EXACT_TESTS = frozenset({"==", "!=", "in", "not in"}) | ORDER_OPS
+_EXACT_TESTS = frozenset({"==", "!=", "in", "not in", "all=="}) | ORDER_OPS
 _OF_THE_VALUE = ("jump of ", "tie in ")  # (a step's jump, a sort's tie: the hit holds the value itself, which
 # a moving value changes nearby)
 _NEARBY_STEPS = (1e-7, 1e-4)  # (relative to the inputs' size: a value moving 1e-10 as fast as they do moves

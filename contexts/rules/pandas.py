@@ -70,6 +70,33 @@ register_constant(_pd.tseries.offsets.BaseOffset)
 register_constant(_pd.Flags)
 
 
+class TempSetattr:
+    """pandas' `com.temp_setattr(obj, attr, value, condition=True)` (a `@contextmanager`, whose generator runs
+    natively around the `with` body: refused on a group-by holding differentiated values) as a class of
+    Python, whose `__enter__` and `__exit__` run as code: the attribute set for the body, restored after."""
+
+    def __init__(self, obj, attr, value, condition=True):
+        self.obj, self.attr, self.value, self.condition = obj, attr, value, condition
+
+    def __enter__(self):
+        if self.condition:
+            self.old = getattr(self.obj, self.attr)
+            setattr(self.obj, self.attr, self.value)
+        return self.obj
+
+    def __exit__(self, *exc):
+        if self.condition:
+            setattr(self.obj, self.attr, self.old)
+        return False
+
+
+def temp_setattr(obj, attr, value, condition=True):
+    return TempSetattr(obj, attr, value, condition)
+
+
+registry.set(_pd.core.common.temp_setattr, stand_in=temp_setattr)
+
+
 def _register_date_fields() -> None:
     """pandas' kernels of dates' fields (`dt.year`, `round`, `to_period`): integers of integer nanoseconds and
     a rounding mode, no derivative (a float made a date is refused at its cast: a fine staircase)."""

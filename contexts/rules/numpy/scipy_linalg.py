@@ -627,6 +627,84 @@ for _prefix in ("s", "d"):
     registry.frule(_fn)(_gelsd_frule(_fn))
 
 
+# -- gelsy: least squares by a complete orthogonal factorization (scipy.linalg.lstsq(lapack_driver="gelsy"),
+# linearmodels' panel estimators) ---------------------------------------------------------------------------------
+# `v, x, j, rank, info = ?gelsy(a, b, jptv, cond, lwork, overwrite_a, overwrite_b)`: x's first n rows are the
+# minimum-norm least-squares solution, pinv(A) b at gelsy's rank, differentiated by numpy's lstsq rules at that
+# rank where the SVD's cutoff finds the same (as forward mode's rule of scipy.linalg.lstsq does); refused where
+# they differ. v (the factorization) and the rows of x past n (LAPACK's workspace) have no
+# derivative here: a cotangent on them is refused, their tangent is NaN.
+
+_GELSY = ("jptv", "cond", "lwork", "overwrite_a", "overwrite_b")
+_GELSY_PARTS = NoClosedForm("scipy.linalg.lapack.?gelsy", "a and b",
+                            fix="use the solution rows x[:n] (scipy.linalg.lstsq's x), not the factorization v nor "
+                                "the rows past n")
+
+
+def _gelsy_call(args, kwargs, y):
+    """(a as floats, b's first m rows as a matrix, cond) of a ?gelsy call; refused where its rank is not the
+    SVD's at the same cutoff (the solution then is not pinv(A) b)."""
+    a, b = args[:2]
+    _real("scipy.linalg.lstsq", a, b)
+    cond = _rcond(_bind(args[2:], kwargs, _GELSY, (None, -1.0, None, 0, 0))[1])
+    a_ = np.asarray(a, dtype=float)
+    m, n = a_.shape
+    s = np.linalg.svd(a_, compute_uv=False)
+    if int(y[3]) != int(np.sum(s > cond * s[0])) if s.size else 0:
+        raise NoDerivative(
+            "scipy.linalg.lstsq(lapack_driver='gelsy') of a matrix whose rank its rank-revealing QR finds other than "
+            "the SVD's cutoff does: the solution is not the pseudo-inverse's, whose derivative the rules know",
+            fix="use lapack_driver='gelsd' (the default), differentiated at a constant rank")
+    return a_, np.asarray(b, dtype=float).reshape(np.shape(b)[0], -1)[:m], cond
+
+
+def gelsy_adjoint(dy, y, *args, **kwargs):
+    nones = (None,) * (len(args) - 2)
+    dv, dxf = (tuple(dy) + (None,) * 2)[:2] if dy is not None else (None, None)
+    if dxf is None and (dv is None or not np.any(dv)):
+        return (None, None) + nones
+    a, b = args[:2]
+    a_, b_, cond = _gelsy_call(args, kwargs, y)
+    m, n = a_.shape
+    x = np.asarray(y[1]).reshape(y[1].shape[0], -1)
+    dxf = np.zeros_like(x) if dxf is None else np.asarray(dxf, dtype=float).reshape(x.shape)
+    if (dv is not None and np.any(dv)) or np.any(dxf[n:]):
+        refused = _GELSY_PARTS.cotangent()
+        return (refused, refused) + nones
+    da, dbm, _ = lstsq_adjoint((dxf[:n], None, None, None), (x[:n], None, int(y[3]), None), a_, b_, cond)
+    db = None
+    if dbm is not None:  # (b's rows past m are scipy's padding)
+        db = np.zeros(np.shape(b)[:1] + (x.shape[1],))
+        db[:m] = np.asarray(dbm).reshape(m, -1)
+        db = match_primal(db.reshape(np.shape(b)), b)
+    return (match_primal(da, a), db) + nones
+
+
+def _gelsy_frule(fn):
+    run = _copying(fn, (5, 6))
+
+    def gelsy_frule(tangents, *args, **kwargs):
+        y = run(*args, **kwargs)
+        ta, tb = (tuple(tangents) + (None, None))[:2]
+        if ta is None and tb is None:
+            return y, None
+        a_, b_, cond = _gelsy_call(args, kwargs, y)
+        m, n = a_.shape
+        tb2 = None if tb is None else np.asarray(tb, dtype=float).reshape(np.shape(args[1])[0], -1)[:m]
+        x = y[1]
+        full, _ = _lstsq_tangents(ta, tb2, a_, b_, cond, x.shape[:1] + (b_.shape[1],))
+        return y, (np.full(np.shape(y[0]), np.nan), full.reshape(x.shape), None, None, None)
+    gelsy_frule.__name__ = gelsy_frule.__qualname__ = f"{fn.__name__}_frule"
+    return gelsy_frule
+
+
+for _prefix in ("s", "d"):
+    _fn = getattr(lapack, _prefix + "gelsy")
+    registry.adjoint(_fn)(gelsy_adjoint)
+    registry.set(_fn, impl=_copying(_fn, (5, 6)))
+    registry.frule(_fn)(_gelsy_frule(_fn))
+
+
 def _batched_frules(fns):
     fns = types.SimpleNamespace(**{n: _copying(getattr(fns, n), p) for n, p in _OVERWRITES.items()
                                    if hasattr(fns, n)})
