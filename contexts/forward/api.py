@@ -337,7 +337,8 @@ def _scrubbed(f, args) -> None:
     Dual came back from a plain call, a second jacfwd or hessian was wrong. Looked for in f's object,
     cells, defaults and the globals its code names, and in the arguments, three levels into objects,
     lists and dicts."""
-    if type(f) is types.FunctionType and f.__closure__ is None and f.__kwdefaults__ is None and (
+    if type(f) is types.FunctionType and (f.__closure__ is None or _scalar_cells(f.__closure__)) and (
+            f.__kwdefaults__ is None) and (
             f.__defaults__ is None or all(type(d) in _SCALAR_DEFAULTS for d in f.__defaults__)):
         g, names = f.__globals__, f.__code__.co_names  # (the common case: a module's function of numbers)
         if all(type(a) in _VALUES for a in args) and not any(
@@ -346,6 +347,17 @@ def _scrubbed(f, args) -> None:
     seen: set = set()
     for r in _roots(f, 0, set()) + list(args):
         _scrub(r, seen, 0)
+
+
+def _scalar_cells(closure: tuple) -> bool:
+    """Every cell holds a number or text as the call left it (`loop(x)` closed over its count): no dual there."""
+    for c in closure:
+        try:
+            if type(c.cell_contents) not in _SCALAR_DEFAULTS:
+                return False
+        except ValueError:  # (an empty cell)
+            return False
+    return True
 
 
 def _roots(f, depth: int, followed: set) -> list:
