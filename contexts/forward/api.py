@@ -299,16 +299,19 @@ def of_values(f: Callable, x: Any, container) -> Callable:
     return f_of_values
 
 
-def _value_and_derivative(f: Callable, x: Any) -> tuple[Any, Any]:
+def _value_and_derivative(f: Callable, x: Any, twin_tried: bool = False) -> tuple[Any, Any]:
+    """(f(x), df/dx): by f's tangent twin, else on duals (at once where `twin_tried`: the twin gave up on x,
+    a float, already; run again, it would repeat what it did before it gave up)."""
     container = _by_magnitude(x)
     if container is not None:  # (a Quantity of a dual magnitude: its units kept through pint's code)
         y, dy = _value_and_derivative(of_values(f, x, container), container.held(x))
         return y, container.per_input(dy, x)
-    reset = restorer(x)
-    fast = _by_tangent_twin(f, (x,), (_unit(x),))
-    if fast is not None:
-        return fast
-    reset()  # (the twin may have changed x in place before it gave up)
+    if not twin_tried:
+        reset = restorer(x)
+        fast = _by_tangent_twin(f, (x,), (_unit(x),))
+        if fast is not None:
+            return fast
+        reset()  # (the twin may have changed x in place before it gave up)
     tag = Tag()
     try:
         y = _run(f, Dual(x, _unit(x), tag))
@@ -1179,9 +1182,15 @@ def derivative(f: Callable, x: Any) -> Any:
     >>> derivative(lambda x: x**2 + 3*x + 1, Fraction(1, 3))
     Fraction(11, 3)
     """
+    if type(x) is float:  # (the common call: no array, no container, nothing to promote nor to restore)
+        fast = _by_tangent_twin(f, (x,), _FLOAT_ONE)
+        return fast[1] if fast is not None else _value_and_derivative(f, x, twin_tried=True)[1]
     if _is_array(x):
         raise OverdubError("derivative takes a scalar input", fix="use jacfwd(f, x) for arrays")
     return _value_and_derivative(f, float_input(x))[1]
+
+
+_FLOAT_ONE = (1.0,)  # (a float's tangent, `_unit`)
 
 
 def _by_tangent_twin(f: Callable, primals: tuple, tangents: tuple):

@@ -1431,7 +1431,8 @@ def tangent_jvp(f, primals: tuple, tangents: tuple):
     """(f(*primals), its tangent) by the tangent twin; NotTransformable when f is out of its reach."""
     if type(f) is not types.FunctionType:
         raise NotTransformable("not a plain function")
-    tans = tuple(0 if t is None else t for t in tangents)
+    tans = tangents if len(tangents) == 1 and tangents[0] is not None else tuple(
+        0 if t is None else t for t in tangents)
     twin = _twin(f, tans)
     if _depth._runs:  # (inside an entry point's run: the recursion limit is raised already)
         return twin(tans, *primals)
