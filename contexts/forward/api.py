@@ -341,15 +341,25 @@ def _scrubbed(f, args) -> None:
     cells, defaults and the globals its code names, and in the arguments, three levels into objects,
     lists and dicts."""
     if type(f) is types.FunctionType and (f.__closure__ is None or _scalar_cells(f.__closure__)) and (
-            f.__kwdefaults__ is None) and (
-            f.__defaults__ is None or all(type(d) in _SCALAR_DEFAULTS for d in f.__defaults__)):
+            f.__kwdefaults__ is None) and (f.__defaults__ is None or _of_types(f.__defaults__, _SCALAR_DEFAULTS)) and (
+            _of_types(args, _VALUES)):
         g, names = f.__globals__, f.__code__.co_names  # (the common case: a module's function of numbers)
-        if all(type(a) in _VALUES for a in args) and not any(
-                n in g and _may_hold(g[n], names) for n in names):
-            return  # (a global function is followed: it may store into the objects it reaches)
+        for n in names:
+            if n in g and _may_hold(g[n], names):
+                break  # (a global function is followed: it may store into the objects it reaches)
+        else:
+            return
     seen: set = set()
     for r in _roots(f, 0, set()) + list(args):
         _scrub(r, seen, 0)
+
+
+def _of_types(values, types_) -> bool:
+    """Every value's type is one of `types_` (a set); a loop, not `all` of a generator (a tenth of the call)."""
+    for v in values:
+        if type(v) not in types_:
+            return False
+    return True
 
 
 def _scalar_cells(closure: tuple) -> bool:
@@ -518,6 +528,8 @@ def _entry(api: Callable) -> Callable:
                 raise
             return _after_refusal(api, f, args, kwargs, e)
         if not _DEPTH[0] and args:  # (the outermost entry: integer inputs checked once)
+            if type(out) is float and out == out and type(args[0]) is float and not by_directions:
+                return out  # (a float in, a derivative out that is no NaN: no integer input, nothing to fill)
             ints = _counted_ints(args[0] if by_directions else (args[0],), args[1] if by_directions else None)
             if ints:
                 return _ints_checked(entry, api, f, args, kwargs, out, ints)
@@ -1205,6 +1217,8 @@ def _by_tangent_twin(f: Callable, primals: tuple, tangents: tuple):
         return None
     try:
         y, dy = tangent_jvp(f, primals, tangents)
+        if type(y) is float and type(dy) is float:  # (the common answer: all the steps below leave it)
+            return y, dy
         if not dual_free(y):  # a dual escaped the calls the twin made on duals (a generator resumed later)
             raise NotTransformable("a dual in the result")
     except NotTransformable:
