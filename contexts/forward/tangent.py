@@ -29,7 +29,7 @@ import numpy as np
 from overdub.errors import SourceUnavailable
 from overdub.passes import OwnedEntries, collector, compile_twin, found_elsewhere, get_source, on_clear
 
-from ..lowered.activity import (active_names, ask_primals, cells_callees_may_change, cells_rebound_by_callees, asked as _asked, fresh_calls, local_names, name_stores, resolved_calls,
+from ..lowered.activity import (active_names, ask_primals, cells_callees_may_change, cells_rebound_by_callees, asked as _asked, float_typed, floats_from, fresh_calls, local_names, name_stores, resolved_calls,
                                 stored_base, view_groups, view_of, viewed)
 from ..lowered.build import (and_, or_, not_, assign, at, attr, attr_store, binop, call, compare, const, dict_, expr_stmt, if_, if_exp,
                              index_value, is_, is_not, item, list_, load, neg, not_none, raise_, return_, slice_,
@@ -85,7 +85,7 @@ class _Tangents:
         # the variables holding a float whenever the parameters they come from entered as floats (name -> the
         # variables its bindings read); an operator's test of such an operand's class is answered by the flag
         # `_od_floats` first, set once on entry (`floats_flag`)
-        self.floats = _float_typed(fdef, fn.__code__)
+        self.floats = float_typed(fdef)
         self.params = [a.arg for a in fdef.args.posonlyargs + fdef.args.args + fdef.args.kwonlyargs]
         self.float_uses: set[str] = set()
 
@@ -376,7 +376,7 @@ class _Tangents:
         raise NotTransformable(f"the attribute .{v.attr} of an active value")
 
     def number_test(self, v, test: ast.expr) -> ast.expr:
-        """`test` of operand v's class, answered by `_od_floats` first where v is float-typed (`_float_typed`)."""
+        """`test` of operand v's class, answered by `_od_floats` first where v is float-typed (`float_typed`)."""
         if isinstance(v, ast.Name) and v.id in self.floats:
             self.float_uses.add(v.id)
             return or_(load("_od_floats"), test)
@@ -395,12 +395,7 @@ class _Tangents:
         (True when they come from float constants alone); nothing when no test asks it."""
         if not self.float_uses:
             return []
-        seen, todo = set(), list(self.float_uses)
-        while todo:
-            name = todo.pop()
-            if name not in seen:
-                seen.add(name)
-                todo.extend(self.floats[name])
+        seen = floats_from(self.floats, self.float_uses)
         tests = [is_(call("__od_type__", p), "__od_float__") for p in self.params if p in seen]
         return [assign("_od_floats", and_(*tests) if tests else const(True))]
 
@@ -542,79 +537,6 @@ class _Tangents:
 
 
 LIST_MUTATORS = frozenset({"append", "extend", "insert", "pop"})  # (what tangent_runtime's `_list_method` follows)
-
-
-_FLOAT_OPS = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Mod)  # (float op float is a float; not `**`)
-
-
-def _float_typed(fdef, code) -> dict[str, set[str]]:
-    """The variables that hold a float (exactly) wherever they are bound, provided the parameters among them
-    entered as floats: each bound only by `v = e` or `v op= e` with e a float constant, a float-typed
-    variable, `-w`, or `a op b` of `+ - * / // %` where one operand is float-typed and the other is too or an
-    int constant; the parameters also by the call. Name -> the variables its bindings read. Variables bound
-    any other way (a loop, unpacking, `with`, `except`, a nested scope's, `del`), captured by a nested
-    function or read from a cell, and `*args`/`**kw` are not."""
-    params = {a.arg for a in fdef.args.posonlyargs + fdef.args.args + fdef.args.kwonlyargs}
-    own_args = {id(a) for a in fdef.args.posonlyargs + fdef.args.args + fdef.args.kwonlyargs}
-    excluded = set(code.co_cellvars) | set(code.co_freevars)
-    bindings: dict[str, list] = {p: [] for p in params}
-    accepted: set[int] = set()
-    for n in all_nodes(fdef):
-        if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name):
-            accepted.add(id(n.targets[0]))
-            bindings.setdefault(n.targets[0].id, []).append((None, n.value, None))
-        elif isinstance(n, ast.AugAssign) and isinstance(n.target, ast.Name):
-            accepted.add(id(n.target))
-            bindings.setdefault(n.target.id, []).append((n.target, n.value, n.op))
-        elif isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load) and id(n) not in accepted:
-            excluded.add(n.id)  # (walked after its statement: an accepted target is known by then)
-        elif isinstance(n, (ast.Global, ast.Nonlocal)):
-            excluded.update(n.names)
-        elif isinstance(n, ast.alias):
-            excluded.add((n.asname or n.name).split(".")[0])
-        elif isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and n is not fdef:
-            excluded.add(n.name)
-        elif isinstance(n, ast.ExceptHandler) and n.name:
-            excluded.add(n.name)
-        elif isinstance(n, (ast.MatchAs, ast.MatchStar)) and n.name:
-            excluded.add(n.name)
-        elif isinstance(n, ast.MatchMapping) and n.rest:
-            excluded.add(n.rest)
-        elif isinstance(n, ast.arg) and id(n) not in own_args:
-            excluded.add(n.arg)
-    floats = {name for name in bindings if name not in excluded}
-
-    def operand(e, cands) -> str | bool | None:
-        """'float' name or True for a float constant; False for an int constant; None otherwise."""
-        if isinstance(e, ast.Name):
-            return e.id if e.id in cands else None
-        if isinstance(e, ast.Constant):
-            return True if type(e.value) is float else False if type(e.value) in (int, bool) else None
-        return None
-
-    def makes_float(target, value, op, cands) -> bool:
-        if op is not None:  # (`v op= e`: as `v = v op e`)
-            value = ast.BinOp(left=target, op=op, right=value)
-        if isinstance(value, ast.UnaryOp) and isinstance(value.op, (ast.USub, ast.UAdd)):
-            value = value.operand
-        if not isinstance(value, ast.BinOp):
-            o = operand(value, cands)
-            return o is True or isinstance(o, str)
-        if not isinstance(value.op, _FLOAT_OPS):
-            return False
-        a, b = operand(value.left, cands), operand(value.right, cands)
-        return a is not None and b is not None and (a is True or isinstance(a, str) or b is True or isinstance(b, str))
-
-    changed = True
-    while changed:
-        changed = False
-        for name in list(floats):
-            if not all(makes_float(t, v, op, floats) for t, v, op in bindings[name]):
-                floats.discard(name)
-                changed = True
-    return {name: {n.id for _, v, _ in bindings[name] for n in all_nodes(v) if isinstance(n, ast.Name)} | (
-                {name} if any(op is not None for _, _, op in bindings[name]) else set())
-            for name in floats}
 
 
 def _no_sequence(v) -> ast.expr:

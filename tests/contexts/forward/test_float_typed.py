@@ -1,5 +1,5 @@
 """The tangent twin answers an operator's test of its operands' classes by one flag, set on entry, where the
-operands are float-typed (`tangent._float_typed`: bound only from float constants and arithmetic of floats,
+operands are float-typed (`lowered.activity.float_typed`: bound only from float constants and arithmetic of floats,
 provided the parameters they come from entered as floats). Each derivative against its closed form, with
 floats and with other values (ints, Fractions, lists, arrays), where the flag is False and the tests run."""
 from fractions import Fraction
@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 from contexts import derivative, jvp
-from contexts.forward.tangent import _float_typed, _lowered
+from contexts.forward.tangent import _lowered
+from contexts.lowered.activity import float_typed
 
 
 def power(x, n):
@@ -39,10 +40,10 @@ def repeated(x, s):
 
 def test_float_typed_names():
     fdef, _ = _lowered(power)
-    found = _float_typed(fdef, power.__code__)
+    found = float_typed(fdef)
     assert set(found) >= {"r", "x"} and found["r"] >= {"r", "x"}
     fdef, _ = _lowered(looped)
-    assert "r" not in _float_typed(fdef, looped.__code__)
+    assert "r" not in float_typed(fdef)
 
 
 @pytest.mark.parametrize("x", [1.01, Fraction(3, 2), 2])
