@@ -28,7 +28,7 @@ import numpy as np
 from overdub.ops import HEAPTYPE
 from overdub.passes import fix_missing_locations
 
-from ..lowered.activity import (INERT_ATTRIBUTES, active_names, ask_primals, through_calls, asked as _asked, captured_changes_by_kind as _changed_captures, captured_stores, changed_in_place, closure_hazards, free_names, fresh_calls, stateful_calls,
+from ..lowered.activity import (INERT_ATTRIBUTES, active_names, float_typed, floats_from, ask_primals, through_calls, asked as _asked, captured_changes_by_kind as _changed_captures, captured_stores, changed_in_place, closure_hazards, free_names, fresh_calls, stateful_calls,
                                 local_names, name_stores, nonlocal_writes, own_statements, resolved_calls, steering_numbers,
                                 stored_base, view_groups, view_of, private_containers)
 from ..lowered.build import (STORE, Node, and_, assign, at, attr, binop, call, compare, const, dict_, expr_stmt, if_,
@@ -1823,7 +1823,8 @@ class _Gen:
         return fwd, adj
 
     # -- the adjoint function -------------------------------------------------------------------
-    def adjoint_function(self, name: str, cells: list[str], fixed: frozenset = frozenset()) -> ast.FunctionDef:
+    def adjoint_function(self, name: str, cells: list[str], fixed: frozenset = frozenset(),
+                         floats: tuple = ({}, frozenset())) -> ast.FunctionDef:
         init = [assign(d(n), const(None)) for n in sorted(self.dvars | set(self.params) | set(cells))]
         if cells:
             init.append(_given("_od_dcells", [assign(d(c), call(attr("_od_dcells", "get"), const(c))) for c in cells]))
@@ -1854,7 +1855,7 @@ class _Gen:
                              decorator_list=[], returns=None, type_comment=None)
         at([fn], self.fdef)
         # each block's adjoint keeps the lines of the statements it mirrors
-        if _carried_floats(self.adjoints, fixed):  # (no fused case has run before the first record)
+        if _carried_floats(self.adjoints, fixed, floats):  # (no fused case has run before the first record)
             fn.body[-2:-2] = at([assign("_od_ran", const(None))], self.fdef)
         records.body += _dispatch(hot if few else sorted(self.adjoints), self.adjoints, self.fdef)
         return fn
@@ -2539,7 +2540,8 @@ def _single_use_temps(fdef) -> set[str]:
             if k == 1 and loads.get(t, 0) == 1 and load_loops.get(t) == store_loops.get(t)}
 
 
-def _carried_floats(blocks: dict[int, list[ast.stmt]], fixed: frozenset = frozenset()) -> bool:
+def _carried_floats(blocks: dict[int, list[ast.stmt]], fixed: frozenset = frozenset(),
+                    floats: tuple = ({}, frozenset())) -> bool:
     """A block whose whole adjoint is one binary operator's, with its float-fused case (`_float_fused`), and
     whose result's cotangent that case sets (`r = r * x` in a loop): a record of the block right after another
     of the same block whose fused case ran finds that cotangent and the ones added to floats, as that case
@@ -2548,8 +2550,10 @@ def _carried_floats(blocks: dict[int, list[ast.stmt]], fixed: frozenset = frozen
     object, which that case found a float). `_od_ran` holds k where block k's fused case ran last and no block has
     run since: every other block, and that one's general case, sets it to None (it starts None,
     `_Gen.adjoint_function`). The fused case sets the result's cotangent, so the take's `= None` moves into
-    the general case (where neither the test nor the fused case reads it). Rewrites the blocks in place;
-    whether any block is such."""
+    the general case (where neither the test nor the fused case reads it). An operand float-typed in the forward
+    twin (`floats`: `activity.float_typed` of it, and its parameters), whose parameters all are tested there so,
+    is a float whenever they were (`r` of `r = r * x`, x a float: a float in every record), and its test joins
+    theirs. Rewrites the blocks in place; whether any block is such."""
     ks = []
     for k, stmts in blocks.items():
         start = 1 if stmts and isinstance(stmts[0], ast.Assign) and isinstance(stmts[0].value, ast.Name) \
@@ -2580,6 +2584,10 @@ def _carried_floats(blocks: dict[int, list[ast.stmt]], fixed: frozenset = frozen
         fused.body = [b for b in fused.body if b not in sets] + sets
         parts = operands.values if isinstance(operands, ast.BoolOp) else [operands]
         held = [p for p in parts if _type_test_of(p) in fixed]  # (tested by the record before, on the same object)
+        tested = {_type_test_of(p) for p in held}
+        typed, params = floats
+        held += [p for p in parts if p not in held and (v := _type_test_of(p)) in typed
+                 and floats_from(typed, [v]) & params <= tested]  # (a float where those are)
         varying = [p for p in parts if p not in held]
         fused.test = _rename(copy.deepcopy(and_(or_(compare("_od_ran", ast.Eq(), const(k)), and_(*cotangents, *held)),
                                                 *varying) if varying else
@@ -2763,7 +2771,8 @@ def generate(lowered: ast.FunctionDef, active_params: set[str], cells: list[str]
     fwd.body[len(prologue):len(prologue)] = _preset(fwd, gen.maybe_unbound, lowered)
     ast.copy_location(fwd, lowered)
     _fix_returns(fwd)
-    adjoint = gen.adjoint_function(adjoint_name, cells, _never_rebound(fwd))
+    adjoint = gen.adjoint_function(adjoint_name, cells, _never_rebound(fwd),
+                                   (float_typed(fwd), frozenset(param_names(fwd.args))))
     return Generated(forward=fwd, adjoint=adjoint, active=active, params=params, blocks=gen.adjoints,
                      entry=gen.entry, numbers=assumed, sequences=sequences, storing=frozenset(gen.storing))
 

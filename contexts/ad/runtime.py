@@ -55,7 +55,7 @@ from ..rules.numpy._util import finalize_refused, masked_entries, masked_refused
 from ..rules.numpy.masked import computes_by_its_code, masked_ufunc_pullback, takes_data
 from ..rules.registry import C_METHOD as registry_C_METHOD, changes_values, library_hint
 from ..rules import leaves as _leaf_types
-from ..rules.leaves import HELD_VALUES, LABEL_TYPES, OPAQUE_CONTAINERS, ArrayLeaf, Scalar, carries_none, np_dtype
+from ..rules.leaves import HELD_VALUES, LABEL_TYPES, OPAQUE_CONTAINERS, ArrayLeaf, Scalar, carries_none, leaf_cells, np_dtype
 from ..rules.registry import (HOT_REDUCE_OPTIONS, PLAIN_OPERANDS, NoDerivative, NoRuleError, array_objects, by_position, key_of,
                               objects_of_classes, own_method_form, own_number_operands, protocol_objects, qualified_name, registry, through_array,
                               through_protocol)
@@ -3370,7 +3370,7 @@ def _forward_function(info, fn):
     on the info, for the next call of fn with the same defaults (`_twin_call`), where fn's globals are a
     module's (alive anyway; not a namespace a code generator exec'd into, which holds fn: the twin would
     keep it alive): for a function without cells by fn itself, for a closure whose cells hold leaf values
-    (`_leaf_cells`: a module, numbers, float arrays) by a weak reference to fn, the entry dropped when fn
+    (`leaves.leaf_cells`: a module, numbers, float arrays) by a weak reference to fn, the entry dropped when fn
     dies, so that the cache keeps the cells alive no longer than fn does (made anew per call, the twin cost
     a quarter of `gradient` of `sin(x) + cos(x)` closed over its module). Others are made per call."""
     closure = fn.__closure__
@@ -3392,7 +3392,7 @@ def _forward_function(info, fn):
     if fn.__closure__ is None:
         if of_a_module(fn):
             info.fwd_last = (fn, fwd, fn.__defaults__, fn.__kwdefaults__)
-    elif _leaf_cells(fn.__closure__) and of_a_module(fn):
+    elif leaf_cells(fn.__closure__) and of_a_module(fn):
         info.fwd_last = (_WeakRef(fn, functools.partial(_forget_forward, info)), fwd, fn.__defaults__,
                          fn.__kwdefaults__)
     return fwd
@@ -3406,26 +3406,6 @@ def _forget_forward(info, ref) -> None:
     last = info.fwd_last
     if last is not None and last[0] is ref:
         info.fwd_last = None
-
-
-def _leaf_cells(closure: tuple) -> bool:
-    """Every cell holds a value that cannot hold a function (a module, a number, a string, a float array, a
-    builtin): a twin kept with these cells cannot keep fn alive through them. A cell holding fn (a nested
-    function calling itself), or a list, object or function that may reach it, would: fn would never die,
-    and the twin never be dropped (the memory of issue 17's exec'd functions)."""
-    for c in closure:
-        try:
-            v = c.cell_contents
-        except ValueError:  # (an empty cell: a name the enclosing function assigns later)
-            return False
-        t = type(v)
-        if t not in _LEAF_TYPES and not (t is _NDARRAY and v.dtype.kind in "biufc"):
-            return False
-    return True
-
-
-_LEAF_TYPES = frozenset({types.ModuleType, float, int, bool, complex, str, bytes, type(None), np.float64,
-                         np.float32, np.int64, np.bool_, _BUILTIN, np.ufunc})
 
 
 def _tiered(info, fn):

@@ -299,16 +299,19 @@ def of_values(f: Callable, x: Any, container) -> Callable:
     return f_of_values
 
 
-def _value_and_derivative(f: Callable, x: Any) -> tuple[Any, Any]:
+def _value_and_derivative(f: Callable, x: Any, twin_tried: bool = False) -> tuple[Any, Any]:
+    """(f(x), df/dx): by f's tangent twin, else on duals (at once where `twin_tried`: the twin gave up on x,
+    a float, already; run again, it would repeat what it did before it gave up)."""
     container = _by_magnitude(x)
     if container is not None:  # (a Quantity of a dual magnitude: its units kept through pint's code)
         y, dy = _value_and_derivative(of_values(f, x, container), container.held(x))
         return y, container.per_input(dy, x)
-    reset = restorer(x)
-    fast = _by_tangent_twin(f, (x,), (_unit(x),))
-    if fast is not None:
-        return fast
-    reset()  # (the twin may have changed x in place before it gave up)
+    if not twin_tried:
+        reset = restorer(x)
+        fast = _by_tangent_twin(f, (x,), (_unit(x),))
+        if fast is not None:
+            return fast
+        reset()  # (the twin may have changed x in place before it gave up)
     tag = Tag()
     try:
         y = _run(f, Dual(x, _unit(x), tag))
@@ -337,15 +340,37 @@ def _scrubbed(f, args) -> None:
     Dual came back from a plain call, a second jacfwd or hessian was wrong. Looked for in f's object,
     cells, defaults and the globals its code names, and in the arguments, three levels into objects,
     lists and dicts."""
-    if type(f) is types.FunctionType and f.__closure__ is None and f.__kwdefaults__ is None and (
-            f.__defaults__ is None or all(type(d) in _SCALAR_DEFAULTS for d in f.__defaults__)):
+    if type(f) is types.FunctionType and (f.__closure__ is None or _scalar_cells(f.__closure__)) and (
+            f.__kwdefaults__ is None) and (f.__defaults__ is None or _of_types(f.__defaults__, _SCALAR_DEFAULTS)) and (
+            _of_types(args, _VALUES)):
         g, names = f.__globals__, f.__code__.co_names  # (the common case: a module's function of numbers)
-        if all(type(a) in _VALUES for a in args) and not any(
-                n in g and _may_hold(g[n], names) for n in names):
-            return  # (a global function is followed: it may store into the objects it reaches)
+        for n in names:
+            if n in g and _may_hold(g[n], names):
+                break  # (a global function is followed: it may store into the objects it reaches)
+        else:
+            return
     seen: set = set()
     for r in _roots(f, 0, set()) + list(args):
         _scrub(r, seen, 0)
+
+
+def _of_types(values, types_) -> bool:
+    """Every value's type is one of `types_` (a set); a loop, not `all` of a generator (a tenth of the call)."""
+    for v in values:
+        if type(v) not in types_:
+            return False
+    return True
+
+
+def _scalar_cells(closure: tuple) -> bool:
+    """Every cell holds a number or text as the call left it (`loop(x)` closed over its count): no dual there."""
+    for c in closure:
+        try:
+            if type(c.cell_contents) not in _SCALAR_DEFAULTS:
+                return False
+        except ValueError:  # (an empty cell)
+            return False
+    return True
 
 
 def _roots(f, depth: int, followed: set) -> list:
@@ -503,6 +528,8 @@ def _entry(api: Callable) -> Callable:
                 raise
             return _after_refusal(api, f, args, kwargs, e)
         if not _DEPTH[0] and args:  # (the outermost entry: integer inputs checked once)
+            if type(out) is float and out == out and type(args[0]) is float and not by_directions:
+                return out  # (a float in, a derivative out that is no NaN: no integer input, nothing to fill)
             ints = _counted_ints(args[0] if by_directions else (args[0],), args[1] if by_directions else None)
             if ints:
                 return _ints_checked(entry, api, f, args, kwargs, out, ints)
@@ -1167,9 +1194,15 @@ def derivative(f: Callable, x: Any) -> Any:
     >>> derivative(lambda x: x**2 + 3*x + 1, Fraction(1, 3))
     Fraction(11, 3)
     """
+    if type(x) is float:  # (the common call: no array, no container, nothing to promote nor to restore)
+        fast = _by_tangent_twin(f, (x,), _FLOAT_ONE)
+        return fast[1] if fast is not None else _value_and_derivative(f, x, twin_tried=True)[1]
     if _is_array(x):
         raise OverdubError("derivative takes a scalar input", fix="use jacfwd(f, x) for arrays")
     return _value_and_derivative(f, float_input(x))[1]
+
+
+_FLOAT_ONE = (1.0,)  # (a float's tangent, `_unit`)
 
 
 def _by_tangent_twin(f: Callable, primals: tuple, tangents: tuple):
@@ -1184,6 +1217,8 @@ def _by_tangent_twin(f: Callable, primals: tuple, tangents: tuple):
         return None
     try:
         y, dy = tangent_jvp(f, primals, tangents)
+        if type(y) is float and type(dy) is float:  # (the common answer: all the steps below leave it)
+            return y, dy
         if not dual_free(y):  # a dual escaped the calls the twin made on duals (a generator resumed later)
             raise NotTransformable("a dual in the result")
     except NotTransformable:

@@ -29,7 +29,7 @@ import numpy as np
 from overdub.errors import SourceUnavailable
 from overdub.passes import OwnedEntries, collector, compile_twin, found_elsewhere, get_source, on_clear
 
-from ..lowered.activity import (active_names, ask_primals, cells_callees_may_change, cells_rebound_by_callees, asked as _asked, fresh_calls, local_names, name_stores, resolved_calls,
+from ..lowered.activity import (active_names, ask_primals, cells_callees_may_change, cells_rebound_by_callees, asked as _asked, float_typed, floats_from, fresh_calls, local_names, name_stores, resolved_calls,
                                 stored_base, view_groups, view_of, viewed)
 from ..lowered.build import (and_, or_, not_, assign, at, attr, attr_store, binop, call, compare, const, dict_, expr_stmt, if_, if_exp,
                              index_value, is_, is_not, item, list_, load, neg, not_none, raise_, return_, slice_,
@@ -82,6 +82,12 @@ class _Tangents:
         # its key gave val the tangent 0 with its old value)
         self.fragile = 0
         self.loops = 0  # (loop nesting: a `return` inside a loop ends it, `lowered.runtime.exit_tests`)
+        # the variables holding a float whenever the parameters they come from entered as floats (name -> the
+        # variables its bindings read); an operator's test of such an operand's class is answered by the flag
+        # `_od_floats` first, set once on entry (`floats_flag`)
+        self.floats = float_typed(fdef)
+        self.params = [a.arg for a in fdef.args.posonlyargs + fdef.args.args + fdef.args.kwonlyargs]
+        self.float_uses: set[str] = set()
 
     def tangent_var(self, atom) -> str | None:
         """The variable holding an atom's tangent, or None for a zero tangent."""
@@ -369,6 +375,30 @@ class _Tangents:
             return call("__fd_attr__", var, const(v.attr))
         raise NotTransformable(f"the attribute .{v.attr} of an active value")
 
+    def number_test(self, v, test: ast.expr) -> ast.expr:
+        """`test` of operand v's class, answered by `_od_floats` first where v is float-typed (`float_typed`)."""
+        if isinstance(v, ast.Name) and v.id in self.floats:
+            self.float_uses.add(v.id)
+            return or_(load("_od_floats"), test)
+        return test
+
+    def no_sequences(self, a, b) -> ast.expr:
+        """Neither operand is a list or tuple (of numbers, numpy's operand as an array; a subclass's too), whose
+        tangent the inline product or quotient rule would repeat (`0 * (t,)`) or fail to divide."""
+        if all(isinstance(v, ast.Name) and v.id in self.floats for v in (a, b)):  # (one test of the flag)
+            self.float_uses.update((a.id, b.id))
+            return or_(load("_od_floats"), and_(_no_sequence(a), _no_sequence(b)))
+        return and_(self.number_test(a, _no_sequence(a)), self.number_test(b, _no_sequence(b)))
+
+    def floats_flag(self) -> list[ast.stmt]:
+        """`_od_floats = type(p) is float and ...` of the parameters the float-typed operands tested come from
+        (True when they come from float constants alone); nothing when no test asks it."""
+        if not self.float_uses:
+            return []
+        seen = floats_from(self.floats, self.float_uses)
+        tests = [is_(call("__od_type__", p), "__od_float__") for p in self.params if p in seen]
+        return [assign("_od_floats", and_(*tests) if tests else const(True))]
+
     def operator_tangent(self, v: ast.BinOp) -> ast.expr:
         """The tangent of `a op b` (a and b atoms), by the operator's rule."""
         a, b = v.left, v.right
@@ -382,7 +412,7 @@ class _Tangents:
             if ta and tb:  # numbers and arrays inline; else `fd_mul`, which drops a zero's term: an int tangent
                 # (`np.ones(1)`'s zero) times a tuple repeats it, `0 * (t,)` is (), broadcast as an empty array
                 # (0 for 2, silently)
-                return if_exp(_no_sequences(a, b), declared_tangent("mul", a, b, ta, tb),
+                return if_exp(self.no_sequences(a, b), declared_tangent("mul", a, b, ta, tb),
                               call("__fd_mul__", user(a), user(b), load(ta), load(tb)))
             # one tangent, maybe an int (a zero, or an int seed): `[1] * n` repeats a constant list, and the
             # zero of n's tangent must not repeat it 0 times — `fd_mul` sorts that out; floats and arrays
@@ -390,22 +420,23 @@ class _Tangents:
             t, other = (ta, b) if ta else (tb, a)
             inline = is_not(attr(t, "__class__"), "__od_int__")
             if not isinstance(other, ast.Constant):  # (a duration, `a * td`, is rounded: fd_mul refuses it)
-                inline = and_(inline, compare(attr(user(other), "__class__"), ast.In(), "__fd_numbers__"))
+                inline = and_(inline, self.number_test(other, compare(attr(user(other), "__class__"), ast.In(),
+                                                                       "__fd_numbers__")))
             return if_exp(inline, declared_tangent("mul", a, b, ta, tb),
                           call("__fd_mul__", user(a), user(b), ta or const(0), tb or const(0)))
         if op is ast.Div:
             if ta and tb:  # (a tuple's tangent over a tuple, `(ta, tb) / (x, y)`: a TypeError; `fd_div` takes them as
                 # numpy's arrays)
-                return if_exp(_no_sequences(a, b), declared_tangent("truediv", a, b, ta, tb),
+                return if_exp(self.no_sequences(a, b), declared_tangent("truediv", a, b, ta, tb),
                               call("__fd_div__", user(a), user(b), load(ta), load(tb)))
             other = b if ta else a
             if other is not None and not isinstance(other, ast.Constant):
                 # (an object's own `__truediv__`/`__rtruediv__` need not divide; `td / a`, a duration, is
                 # rounded: fd_div refuses both, the numbers pass inline; a divisor that is a tuple of numbers,
                 # `a / (x, y)`, has a tangent `-(tb / b)` cannot divide)
-                number = compare(attr(user(other), "__class__"), ast.In(), "__fd_numbers__")
+                number = self.number_test(other, compare(attr(user(other), "__class__"), ast.In(), "__fd_numbers__"))
                 if tb:
-                    number = and_(number, _no_sequence(b))
+                    number = and_(number, self.number_test(b, _no_sequence(b)))
                 return if_exp(number, declared_tangent("truediv", a, b, ta, tb),
                               call("__fd_div__", user(a), user(b), ta or const(0), tb or const(0)))
             return declared_tangent("truediv", a, b, ta, tb)
@@ -506,12 +537,6 @@ class _Tangents:
 
 
 LIST_MUTATORS = frozenset({"append", "extend", "insert", "pop"})  # (what tangent_runtime's `_list_method` follows)
-
-
-def _no_sequences(a, b) -> ast.expr:
-    """Neither operand is a list or tuple (of numbers, numpy's operand as an array; a subclass's too), whose
-    tangent the inline product or quotient rule would repeat (`0 * (t,)`) or fail to divide."""
-    return and_(_no_sequence(a), _no_sequence(b))
 
 
 def _no_sequence(v) -> ast.expr:
@@ -698,7 +723,7 @@ def _build(fn, active):
     body = tangents.block(fdef.body)
     if not (body and isinstance(body[-1], ast.Return)):
         body += at(tangents.hand_back() + [return_(tuple_([const(None), const(0)]))], fdef.body[-1])
-    prologue = _prologue(fdef.args, act) + tangents.entered()
+    prologue = tangents.floats_flag() + _prologue(fdef.args, act) + tangents.entered()
     fdef.body = at(prologue, fdef) + body if prologue else body
     # (at the def's position, which compile_twin would give it only by compiling twice and walking the tree)
     fdef.args.posonlyargs.insert(0, ast.copy_location(ast.arg(arg="_od_tans"), fdef))

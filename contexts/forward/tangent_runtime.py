@@ -18,6 +18,7 @@ import struct
 import sys
 import threading
 import types
+import weakref
 
 import operator
 
@@ -44,7 +45,7 @@ from ..rules.operator import pow_dn, pow_dx, scaled_duration
 from ..rules.generic import integral
 from ..rules.registry import by_position, key_of, own_method_form, own_operators, registry
 from ..rules import leaves as _leaves
-from ..rules.leaves import ARRAY_TYPES, ArrayLeaf
+from ..rules.leaves import ARRAY_TYPES, ArrayLeaf, leaf_cells
 from ..rules.ties import SINGULAR_AT, singular_still
 from ..rules.numpy._util import masked_entries
 from .arrays import PlainArrayWrite, no_rule, out_position, raise_singular, write_out
@@ -1345,12 +1346,27 @@ HELPER_CELLS = {name: types.CellType(fn) for name, fn in {
 def _twin(f: types.FunctionType, tans: tuple):
     """f's tangent twin for the parameters tans perturbs, or NotTransformable. The twin of a function
     without cells of a module is made once per twin code, globals and defaults (a call made a function
-    object, a tenth of a nested call's cost); one with cells is made per call, so that no cache keeps its
-    cells' values alive."""
+    object, a tenth of a nested call's cost); one whose cells hold leaves (`leaves.leaf_cells`: numbers, a
+    module, float arrays) is kept for the last such f by a weak reference to it, dropped when f dies, so
+    that the cache keeps the cells alive no longer than f does (made per call, it cost a seventh of
+    `derivative` of a loop closed over its count); others are made per call."""
     code = f.__code__
     twin_code = tangent_twin(f, _active_params(code, tans))
     if f.__closure__ is not None:
-        return make_twin(f, twin_code, HELPER_CELLS)
+        key = (id(code), id(twin_code))
+        last = _closed_map.get(key)
+        if (last is not None and last[0]() is f and last[1] is twin_code and last[2] is f.__globals__
+                and last[3] is f.__defaults__ and last[4] is f.__kwdefaults__):
+            return last[5]
+        twin = make_twin(f, twin_code, HELPER_CELLS)
+        if leaf_cells(f.__closure__) and of_a_module(f):
+            entry = (_WeakRef(f, functools.partial(_forget_closed, key)), twin_code, f.__globals__, f.__defaults__,
+                     f.__kwdefaults__, twin)
+            if last is not None:  # (the key is code's already: replaced, not listed again under its owner)
+                _closed_map[key] = entry
+            else:
+                _closed.put(code, key, entry)
+        return twin
     key = (id(code), id(twin_code))
     last = _made_map.get(key)
     if (last is not None and last[0] is twin_code and last[1] is f.__globals__ and last[2] is f.__defaults__
@@ -1366,6 +1382,19 @@ def _twin(f: types.FunctionType, tans: tuple):
 _made = OwnedEntries()
 _made_map = _made.data
 on_clear(_made.clear)
+# the same for the last function with cells of each code: -> (weak reference to it, twin code, globals,
+# defaults, kwdefaults, the twin made on them)
+_closed = OwnedEntries()
+_closed_map = _closed.data
+on_clear(_closed.clear)
+_WeakRef = weakref.ref
+
+
+def _forget_closed(key, ref) -> None:
+    """The function whose twin `_closed` kept by the weak reference ref died: the twin (its cells) goes too."""
+    last = _closed_map.get(key)
+    if last is not None and last[0] is ref:
+        del _closed_map[key]
 
 
 def _active_params(code, tans: tuple) -> frozenset:
@@ -1402,7 +1431,8 @@ def tangent_jvp(f, primals: tuple, tangents: tuple):
     """(f(*primals), its tangent) by the tangent twin; NotTransformable when f is out of its reach."""
     if type(f) is not types.FunctionType:
         raise NotTransformable("not a plain function")
-    tans = tuple(0 if t is None else t for t in tangents)
+    tans = tangents if len(tangents) == 1 and tangents[0] is not None else tuple(
+        0 if t is None else t for t in tangents)
     twin = _twin(f, tans)
     if _depth._runs:  # (inside an entry point's run: the recursion limit is raised already)
         return twin(tans, *primals)

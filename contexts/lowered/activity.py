@@ -28,7 +28,7 @@ from ..rules.implicit import PLAIN as IMPLICIT_PLAIN
 from ..rules.registry import registry
 from .lower import all_nodes, own_nodes, param_names
 
-__all__ = ["active_names", "ask_primals", "NONDIFF_BUILTINS", "captured_changes_by_kind", "captured_stores", "closure_hazards", "free_names",
+__all__ = ["float_typed", "floats_from", "active_names", "ask_primals", "NONDIFF_BUILTINS", "captured_changes_by_kind", "captured_stores", "closure_hazards", "free_names",
            "fresh_calls", "local_names", "name_stores", "nonlocal_writes", "own_statements", "steering_numbers",
            "stored_base", "view_groups", "viewed", "view_of", "private_containers"]
 
@@ -2813,3 +2813,93 @@ def cells_callees_may_change(fdef, fn, freevars: tuple, handed: bool = False) ->
     if not called:
         return []
     return [name for name, v in values.items() if name in freevars and (v is _EMPTY_CELL or holds_state(v))]
+
+
+_FLOAT_OPS = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Mod)  # (float op float is a float; not `**`)
+
+
+def float_typed(fdef) -> dict[str, set[str]]:
+    r"""The variables of fdef that hold a float (exactly) wherever they are bound, provided the parameters among
+    them entered as floats: each bound only by `v = e` (`v = w = e` too) or `v op= e` with e a float constant,
+    a float-typed variable, `-w`, or `a op b` of `+ - * / // %` where one operand is float-typed and the other
+    is too or an int constant; the parameters also by the call. Name -> the variables its bindings read.
+    Variables bound any other way (a loop, unpacking, `with`, `except`, `del`, a nested scope's binding or
+    `nonlocal`/`global`), read from an enclosing scope, and `*args`/`**kw` are not.
+
+    >>> import ast
+    >>> sorted(float_typed(ast.parse("def f(x, n):\n r = 1.0\n for i in range(n):\n  r = r * x\n return r").body[0]))
+    ['n', 'r', 'x']
+    """
+    own = fdef.args.posonlyargs + fdef.args.args + fdef.args.kwonlyargs
+    own_args = {id(a) for a in own}
+    excluded: set[str] = set()
+    bindings: dict[str, list] = {a.arg: [] for a in own}
+    accepted: set[int] = set()
+    for n in all_nodes(fdef):
+        if isinstance(n, ast.Assign) and all(isinstance(t, ast.Name) for t in n.targets):
+            for t in n.targets:
+                accepted.add(id(t))
+                bindings.setdefault(t.id, []).append((None, n.value, None))
+        elif isinstance(n, ast.AugAssign) and isinstance(n.target, ast.Name):
+            accepted.add(id(n.target))
+            bindings.setdefault(n.target.id, []).append((n.target, n.value, n.op))
+        elif isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load) and id(n) not in accepted:
+            excluded.add(n.id)  # (walked after its statement: an accepted target is known by then)
+        elif isinstance(n, (ast.Global, ast.Nonlocal)):
+            excluded.update(n.names)
+        elif isinstance(n, ast.alias):
+            excluded.add((n.asname or n.name).split(".")[0])
+        elif isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and n is not fdef:
+            excluded.add(n.name)
+        elif isinstance(n, ast.ExceptHandler) and n.name:
+            excluded.add(n.name)
+        elif isinstance(n, (ast.MatchAs, ast.MatchStar)) and n.name:
+            excluded.add(n.name)
+        elif isinstance(n, ast.MatchMapping) and n.rest:
+            excluded.add(n.rest)
+        elif isinstance(n, ast.arg) and id(n) not in own_args:
+            excluded.add(n.arg)
+    floats = {name for name in bindings if name not in excluded}
+
+    def operand(e, cands):
+        """A float-typed name (its name) or float constant (True); an int constant (False); else None."""
+        if isinstance(e, ast.Name):
+            return e.id if e.id in cands else None
+        if isinstance(e, ast.Constant):
+            return True if type(e.value) is float else False if type(e.value) in (int, bool) else None
+        return None
+
+    def makes_float(target, value, op, cands) -> bool:
+        if op is not None:  # (`v op= e`: as `v = v op e`)
+            value = ast.BinOp(left=target, op=op, right=value)
+        if isinstance(value, ast.UnaryOp) and isinstance(value.op, (ast.USub, ast.UAdd)):
+            value = value.operand
+        if not isinstance(value, ast.BinOp):
+            o = operand(value, cands)
+            return o is True or isinstance(o, str)
+        if not isinstance(value.op, _FLOAT_OPS):
+            return False
+        a, b = operand(value.left, cands), operand(value.right, cands)
+        return a is not None and b is not None and (a is True or isinstance(a, str) or b is True or isinstance(b, str))
+
+    changed = True
+    while changed:
+        changed = False
+        for name in list(floats):
+            if not all(makes_float(t, v, op, floats) for t, v, op in bindings[name]):
+                floats.discard(name)
+                changed = True
+    return {name: {n.id for _, v, _ in bindings[name] for n in all_nodes(v) if isinstance(n, ast.Name)} | (
+                {name} if any(op is not None for _, _, op in bindings[name]) else set())
+            for name in floats}
+
+
+def floats_from(floats: dict[str, set[str]], names) -> set[str]:
+    """The variables float_typed's names rest on, theirs too: their parameters must have entered as floats."""
+    seen, todo = set(), list(names)
+    while todo:
+        name = todo.pop()
+        if name not in seen:
+            seen.add(name)
+            todo.extend(floats.get(name, ()))
+    return seen

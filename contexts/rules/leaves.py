@@ -45,7 +45,7 @@ _NDARRAY = _np.ndarray
 __all__ = ["Scalar", "Kind", "register_scalar", "kind_of", "plain_like", "DOMAINS", "load_domains", "ArrayLeaf",
            "register_array", "np_dtype", "as_float", "hosted", "holds_hosted", "hosted_refused", "HostedRefused", "is_array_leaf", "as_array", "Labels", "register_labels", "register_constant", "carries_none", "register_held_values", "HELD_VALUES", "Container",
            "register_container", "container_of", "value_class", "taken_per_element", "runs_natively", "register_c_property",
-           "C_PROPERTIES"]
+           "C_PROPERTIES", "leaf_cells"]
 
 
 class Scalar(abc.ABC):
@@ -584,3 +584,23 @@ def runs_natively(cls) -> bool:
     from .frames import is_engine_class
     return is_engine_class(cls) or value_class(cls) and not (
         OPAQUE_CONTAINERS and issubclass(cls, tuple(OPAQUE_CONTAINERS)))
+
+
+def leaf_cells(closure: tuple) -> bool:
+    """Every cell holds a value that cannot hold a function (a module, a number, a string, a float array, a
+    builtin): a twin an engine keeps with these cells cannot keep fn alive through them. A cell holding fn
+    (a nested function calling itself), or a list, object or function that may reach it, would: fn would
+    never die, and the twin never be dropped (the memory of issue 17's exec'd functions)."""
+    for c in closure:
+        try:
+            v = c.cell_contents
+        except ValueError:  # (an empty cell: a name the enclosing function assigns later)
+            return False
+        t = type(v)
+        if t not in _LEAF_CELL_TYPES and not (t is _np.ndarray and v.dtype.kind in "biufc"):
+            return False
+    return True
+
+
+_LEAF_CELL_TYPES = frozenset({types.ModuleType, float, int, bool, complex, str, bytes, type(None), _np.float64,
+                              _np.float32, _np.int64, _np.bool_, types.BuiltinMethodType, _np.ufunc})

@@ -137,6 +137,8 @@ def _fused_test(f) -> tuple[str, str]:
     """(the part of f's loop's fused test that a run of its records carries, the part tested in every record)."""
     line = next(t for t in show_adjoint(f, raw=True).splitlines() if "_od_ran ==" in t and t.strip().startswith("if"))
     test = ast.parse(line.strip()[3:-1], mode="eval").body
+    if isinstance(test.op, ast.Or):  # (every operand carried: no part tested in every record)
+        return ast.unparse(test), ""
     carried, *each = test.values
     return ast.unparse(carried), " ".join(ast.unparse(e) for e in each)
 
@@ -179,3 +181,20 @@ def rebinds_x_inside(x, n):
 def test_a_parameter_rebound_by_a_nested_function_is_tested_in_every_record():
     for x in (1.1, -0.6):
         assert abs(gradient(rebinds_x_inside, x, 5)[0] - 12 * x * x) < 1e-12
+
+
+def test_an_operand_float_where_the_tested_parameters_are_is_carried_too():
+    # (r of `r = r * x`, bound only from 1.0 and products of floats: a float in every record where x is one,
+    # `activity.float_typed`; x is tested by the run's first record, so r's test joins the carried part)
+    carried, each = _fused_test(loop_pow)
+    assert "__od_type__(r" not in each and "__od_type__(_od_s" in carried
+    # (r also from y, which this block does not test: r tested in every record)
+    carried, each = _fused_test(two_blocks)
+    assert "__od_type__(_od_s" in each
+
+
+def test_operands_of_other_kinds_take_the_general_case():
+    from fractions import Fraction
+    assert gradient(loop_pow, Fraction(3, 2), 4)[0] == 4 * Fraction(3, 2) ** 3
+    assert gradient(loop_pow, np.float64(1.5), 4)[0] == 4 * 1.5 ** 3
+    assert gradient(loop_pow, 2, 3)[0] == 12

@@ -59,3 +59,50 @@ def test_redefined_function_of_a_module(tmp_path, monkeypatch):
         assert derivative(lambda x: mod.h(x), 1.0) == pytest.approx(10.0)
     finally:
         sys.modules.pop("od_twin_reuse_mod", None)
+
+
+def _settable(k):
+    def f(x):
+        return k * x * x
+
+    def set_k(v):
+        nonlocal k
+        k = v
+    return f, set_k
+
+
+def test_closure_over_numbers_kept_reads_its_cells_live():
+    # (a closure whose cells hold numbers keeps its twin between calls, `tangent_runtime._closed`: the twin
+    # shares f's cells, so a cell rebound between calls is read anew)
+    f, set_k = _settable(2.0)
+    assert derivative(f, 1.5) == pytest.approx(2 * 2.0 * 1.5)
+    set_k(7.0)
+    assert derivative(f, 1.5) == pytest.approx(2 * 7.0 * 1.5)
+    f.__defaults__ = None
+    for k in (1.0, -3.0, 0.5):  # (closures of one code, each its own twin)
+        assert derivative(_make(k), 0.5) == pytest.approx(k * 3 * 0.25)
+
+
+def test_closure_twin_kept_no_longer_than_its_function():
+    import gc
+    import weakref
+
+    from contexts.forward import tangent_runtime
+
+    def make():
+        s = 2.0
+
+        def f(x):
+            return s * x * x
+        return f
+
+    f = make()
+    assert derivative(f, 1.0) == pytest.approx(4.0)
+    assert derivative(f, 1.0) == pytest.approx(4.0)  # (the kept twin)
+    code = f.__code__
+    assert any(k[0] == id(code) for k in tangent_runtime._closed_map)
+    fref = weakref.ref(f)
+    del f
+    gc.collect()
+    assert fref() is None
+    assert not any(k[0] == id(code) for k in tangent_runtime._closed_map)
