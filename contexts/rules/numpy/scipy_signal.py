@@ -37,6 +37,7 @@ array([0.25, 0.5 , 1.  ])
 from __future__ import annotations
 
 import numpy as np
+import scipy.signal as _scipy_signal
 from scipy.signal import _sigtools
 
 from ..registry import registry
@@ -316,6 +317,45 @@ def sosfilt_frule(tangents, sos, x, zi):
 
 registry.frule(_sosfilt)(sosfilt_frule)
 registry.set_kind(registry.get(_sosfilt).kind, _sosfilt, writes_also=(2,))  # (zi: the final states)
+
+
+def sosfilt_public_frule(tangents, sos, x, axis=-1, zi=None):
+    """Forward rule of `scipy.signal.sosfilt` itself. Its Python filters a fresh copy of x in place, an array
+    forward mode holds no tangent for (the kernel's rule writing a derivative into it was refused), and checks
+    `sos[:, 3] == 1`, a constant 1 whose rate (an exact 0, from the inputs) was judged a special case (obspy's
+    lowpass in its cutoff frequency). Here scipy runs on the values and the kernel's rule on its layout: x's
+    axis last, one row per signal, zi as (rows, sections, 2)."""
+    ts, tx, _, tz = (tuple(tangents) + (None,) * 4)[:4]
+    y = _scipy_signal.sosfilt(sos, x, axis=axis, zi=zi)
+    if ts is None and tx is None and tz is None:
+        return y, None
+    sos_ = np.asarray(sos, dtype=float)
+    x_ = np.asarray(x, dtype=float)
+    ax = axis % x_.ndim
+    moved = np.moveaxis(x_, ax, -1)
+    rows = int(np.prod(moved.shape[:-1]))
+
+    def signal_layout(v):
+        return None if v is None else np.array(np.moveaxis(np.asarray(v, dtype=float), ax, -1).reshape(rows, -1))
+
+    def state_layout(v):  # ((sections, ..., 2 at the axis, ...) -> (rows, sections, 2))
+        v = np.moveaxis(np.asarray(v, dtype=float), (0, ax + 1), (-2, -1))
+        return np.array(v.reshape(rows, sos_.shape[0], 2))
+
+    states = np.zeros((rows, sos_.shape[0], 2)) if zi is None else state_layout(zi)
+    _, out = sosfilt_frule((ts, signal_layout(tx), None if tz is None else state_layout(tz)), sos_,
+                           signal_layout(x_), states)
+    tu, tzf = out if out is not None else (None, None)
+    ty = np.zeros(moved.shape) if tu is None else np.asarray(tu).reshape(moved.shape)
+    ty = np.moveaxis(ty, -1, ax)
+    if zi is None:
+        return y, ty
+    zi_moved = np.moveaxis(np.asarray(zi, dtype=float), (0, ax + 1), (-2, -1))
+    tzf = np.zeros(zi_moved.shape) if tzf is None else np.asarray(tzf).reshape(zi_moved.shape)
+    return y, (ty, np.moveaxis(tzf, (-2, -1), (0, ax + 1)))
+
+
+registry.frule(_scipy_signal.sosfilt)(sosfilt_public_frule)
 
 
 # -- upfirdn: the Cython `_upfirdn_apply._apply(x, h_trans_flip, out, up, down, axis, mode, cval)` ------------

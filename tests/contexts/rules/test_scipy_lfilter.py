@@ -140,16 +140,22 @@ def test_sosfilt(case, mode):
     assert_array_gradient(mode, SOS_CASES[case], SIG, rtol=1e-6, atol=1e-8)
 
 
-def test_sosfilt_refused_where_it_cannot_differentiate():
+def test_sosfilt_second_derivatives_right_or_refused_and_coefficients_answered():
     from overdub.errors import OverdubError
+    from tests.fd import gradient as fd_gradient, hessian as fd_hessian
 
-    with pytest.raises(OverdubError):  # second derivatives: the kernel's duals
-        hessian(lambda v: np.sum(signal.sosfilt(SOS, v) ** 2), SIG[:6])
+    f = lambda v: np.sum(signal.sosfilt(SOS, v) ** 2)  # noqa: E731
+    try:  # second derivatives: the kernel's duals (refused), or by forward over forward
+        h = hessian(f, SIG[:6])
+    except OverdubError:
+        h = None
+    if h is not None:
+        np.testing.assert_allclose(h, fd_hessian(f, SIG[:6]), rtol=1e-5, atol=1e-6)
     free = np.concatenate([SOS[:, :3], SOS[:, 4:]], axis=1).ravel()
 
     def by_coefficients(s):
         s = s.reshape(2, 5)
         return np.sum(signal.sosfilt(np.concatenate([s[:, :3], np.ones((2, 1)), s[:, 3:]], axis=1), SIG) * WSIG)
-    for run in (lambda: gradient(by_coefficients, free), lambda: jacfwd(by_coefficients, free)):
-        with pytest.raises(OverdubError):  # the coefficients: sos[:, 3] == 1 checked; x without a tangent
-            run()
+    want = fd_gradient(by_coefficients, free)[0]  # (the coefficients: sosfilt's own rule in forward mode, which
+    np.testing.assert_allclose(gradient(by_coefficients, free)[0], want, rtol=1e-6, atol=1e-9)  # checks
+    np.testing.assert_allclose(jacfwd(by_coefficients, free), want, rtol=1e-6, atol=1e-9)  # reverse mode's test)
