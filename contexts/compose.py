@@ -24,7 +24,7 @@ from overdub import depth as _runs
 from .ad import ADContext, gradient, pullback
 from .ad.api import special_hits
 from .forward.context import ForwardContext
-from .forward.api import (OWN_STOOD, _plain_input, _value_and_jacfwd, SIDES_TAKEN, _AXES_CHECKED, along_axes, unit_directions, _close as close_derivatives, _moved as moved, _step as side_step, flattened, mean_tree, float_input,
+from .forward.api import (OWN_STOOD, domain_edge, _plain_input, _value_and_jacfwd, SIDES_TAKEN, _AXES_CHECKED, along_axes, unit_directions, _close as close_derivatives, _moved as moved, _step as side_step, flattened, mean_tree, float_input,
                           is_tree, jacfwd, jvp, of_values, random_direction, rebuilt_tree, reraise_located,
                           restorer, tree_leaves)
 from .forward.dual import Dual
@@ -73,6 +73,9 @@ def check_special(f: Callable, args: tuple, kwargs: dict, hits: list) -> None:
         if OWN_STOOD[0] != stood:  # (a special case whose own derivative stood along one direction: along
             checks += _more_checks(of_leaves, leaves, directions, rng)  # others too, as jacfwd's `_one_way`)
     except (SpecialPoint, TieError) as e:  # (a tie inside a sort whose entries part: forward mode's refusal)
+        checks = at_domain_edge(of_leaves, leaves, directions, hits, rng) if isinstance(e, SpecialPoint) else None
+        if checks is not None:
+            return _checked_along(checks, hits)
         if getattr(e, "near", False) and all(op[:1] == "\u2248" for _, _, op in hits):
             return None  # (orderings noted for their closeness alone, moving there: reverse mode's answer, the
             # derivative of the piece the point is on, stands -- a point 1e-12 from a kink. Not arrays compared
@@ -99,10 +102,26 @@ def check_special(f: Callable, args: tuple, kwargs: dict, hits: list) -> None:
             fix="use `gradient` or `value_and_gradient` (they answer with the two sides' mean), forward mode "
                 "(`jacfwd`, `jvp`), or differentiate at a point off the jump")
 
+    return _checked_along(checks, hits)
+
+
+def _checked_along(checks: list, hits: list):
+    """`check_special`'s answer: reverse mode's gradient, once computed, must give forward mode's derivative along
+    each of the checks' directions (`same_as_forward`)."""
     def same_along_each(grads, given):
         for checked in checks:
             same_as_forward(checked, grads, given, hits)
     return same_along_each
+
+
+def at_domain_edge(of_leaves: Callable, leaves: list, directions: list, hits: list, rng) -> list | None:
+    """Reverse mode's tests found tied are orderings alone (`0 <= inc`), and f is defined on one side of the point
+    only (`forward.api.domain_edge`): [(directions, derivative)] from the side it answers on, for reverse mode's
+    gradient to give; else None."""
+    hard = [h for h in hits if h[2][:1] not in _NOTED]
+    if not hard or not all(h[2] in ORDER_OPS for h in hard):
+        return None
+    return domain_edge(of_leaves, tuple(leaves), tuple(directions), rng)
 
 
 _EXACT_TESTS = frozenset({"==", "!=", "in", "not in", "all=="}) | ORDER_OPS

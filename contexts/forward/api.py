@@ -25,7 +25,7 @@ from overdub import depth as _runs
 from overdub.errors import OverdubError, describe
 
 from ..lowered.bisection import check_entry
-from ..lowered.runtime import (HISTORY, STAIRS_JUDGED, TIES_AT_SIDES, EagerIterationError, OwnComparison, OwnMethodStores,
+from ..lowered.runtime import (HISTORY, ORDER_OPS, STAIRS_JUDGED, TIES_AT_SIDES, EagerIterationError, OwnComparison, OwnMethodStores,
                                OwnTestUnderForward, Run, SpecialCase, StairJump, TextRoundTrip, _Staircased,
                                closed_in)
 from ..rules.frames import entry_error, name_user_lines
@@ -711,6 +711,17 @@ def _past_stair_jump(api: Callable, f: Callable, args: tuple, kwargs: dict, jump
                 why = "its derivatives at the point and on its two sides disagree"
         finally:
             STAIRS_JUDGED.reset(token)
+    if why.startswith("a side could not") and type(jump) is SpecialCase and getattr(jump, "op", None) in ORDER_OPS \
+            and getattr(f, "derivative_of", None) is None and plain is not None \
+            and domain_edge(f, inputs, directions, np.random.default_rng(20261207)) is not None:
+        # (a validation raising on one side: the derivative from f's domain, `domain_edge`)
+        token = STAIRS_JUDGED.set(True)
+        try:
+            at = _rerun(api, f, args, kwargs)
+        finally:
+            STAIRS_JUDGED.reset(token)
+        OWN_STOOD[0] += 1
+        return at
     if why.startswith("a side could not") and type(jump) is SpecialCase \
             and getattr(f, "derivative_of", None) is None and plain is not None:
         # (the sides' own runs refused, at a test of their own: pygeodesy's exact sums meet a two-sum residual
@@ -727,6 +738,56 @@ def _past_stair_jump(api: Callable, f: Callable, args: tuple, kwargs: dict, jump
     judged.judged = not why.startswith(_UNJUDGED)
     judged.judged_from = jump  # (its traceback the one through the user's lines: `frames.name_user_lines`)
     raise judged from None
+
+
+_RAISED = object()
+_EDGE_STEP = 1e-5  # (relative to the inputs' size: one-sided differences at h and 2h, Richardson's, O(h**2))
+
+
+def domain_edge(f: Callable, inputs: tuple, directions: tuple, rng) -> list | None:
+    """A point on the edge of f's domain: an ordering tied there (`0 <= inc`) decides whether f raises
+    (wellpathpy's `if not ((0 <= inc) & (inc < 180)).all(): raise ValueError`, a survey starting at inc = 0).
+    f has no other derivative there than the one from the side it answers on. Along the given directions and a
+    second random one, f (plain) must raise at x - s h d and x - 2 s h d (an exception leaving f: a caller's
+    handler taking another formula gives a value instead, and the point stays refused), and the point's own
+    derivative (the check off) must be the one-sided differences' (Richardson's, from the side that answers,
+    at h and 2h). Then [(directions, derivative)] along both; else None."""
+    other = tuple(None if d is None else (float(rng.normal()) if np.ndim(d) == 0 else rng.normal(size=np.shape(d)))
+                  for d in directions)
+    checks = []
+    for d in (directions, other):
+        h = _EDGE_STEP / _SIDE * _step(inputs, d)
+        if not h:
+            return None
+        values = {}
+        for k in (1, -1, 2, -2):
+            try:
+                values[k] = np.asarray(f(*_moved(inputs, d, k * h)), dtype=float)
+            except OverdubError:
+                return None
+            except Exception:
+                values[k] = _RAISED
+        raised = sorted(k for k in values if values[k] is _RAISED)
+        if raised not in ([-2, -1], [1, 2]):
+            return None
+        s = -1 if raised[0] > 0 else 1  # (the side f answers on)
+        token = STAIRS_JUDGED.set(True)
+        try:
+            y0, rate = jvp(f, inputs, d)
+            y0, rate = np.asarray(y0, dtype=float), np.asarray(rate, dtype=float)
+        except Exception:
+            return None
+        finally:
+            STAIRS_JUDGED.reset(token)
+            _scrubbed(f, inputs)
+        with np.errstate(all="ignore"):
+            estimate = 2 * (values[s] - y0) / (s * h) - (values[2 * s] - y0) / (2 * s * h)
+            tolerance = 1e-6 * (np.abs(rate) + np.abs(estimate)) + 1e-9 * (np.abs(y0) + np.abs(values[s])) / h
+            if np.shape(rate) != np.shape(estimate) or not np.all(np.isfinite(rate)) \
+                    or not np.all(np.abs(rate - estimate) <= tolerance):
+                return None
+        checks.append((list(d), rate))
+    return checks
 
 
 def _rerun(api: Callable, f: Callable, args: tuple, kwargs: dict):

@@ -2736,10 +2736,12 @@ def _special(other, op: str) -> "SpecialPoint":
     equation solved by halves at M = pi, a B-spline's basis at a knot: both branches meet there, refused
     before); a plain `SpecialPoint` under a rule sampling a function (`JUMP_WATCH`)."""
     kind = SpecialCase if (op in _EQUALITIES or op in ORDER_OPS) and JUMP_WATCH.get() is None else SpecialPoint
-    return kind(
+    refusal = kind(
         special_case(other, op), where=_where(),
         fix="differentiate at a point off the special value (`x + 1e-9`), or give the function a rule "
             "(`contexts.custom_adjoint`) that knows its derivative there")
+    refusal.op = op  # (an ordering's tie: a validation's, at the edge of f's domain, `forward.api.domain_edge`)
+    return refusal
 
 
 def _may_carry(v) -> bool:
