@@ -121,7 +121,7 @@ def at_domain_edge(of_leaves: Callable, leaves: list, directions: list, hits: li
     hard = [h for h in hits if h[2][:1] not in _NOTED]
     if not hard or not all(h[2] in ORDER_OPS for h in hard):
         return None
-    return domain_edge(of_leaves, tuple(leaves), tuple(directions), rng)
+    return domain_edge(of_leaves, tuple(leaves), tuple(directions))
 
 
 _EXACT_TESTS = frozenset({"==", "!=", "in", "not in", "all=="}) | ORDER_OPS

@@ -713,7 +713,7 @@ def _past_stair_jump(api: Callable, f: Callable, args: tuple, kwargs: dict, jump
             STAIRS_JUDGED.reset(token)
     if why.startswith("a side could not") and type(jump) is SpecialCase and getattr(jump, "op", None) in ORDER_OPS \
             and getattr(f, "derivative_of", None) is None and plain is not None \
-            and domain_edge(f, inputs, directions, np.random.default_rng(20261207)) is not None:
+            and domain_edge(f, inputs, directions) is not None:
         # (a validation raising on one side: the derivative from f's domain, `domain_edge`)
         token = STAIRS_JUDGED.set(True)
         try:
@@ -741,39 +741,44 @@ def _past_stair_jump(api: Callable, f: Callable, args: tuple, kwargs: dict, jump
 
 
 _RAISED = object()
-_EDGE_STEP = 1e-5  # (relative to the inputs' size: one-sided differences at h and 2h, Richardson's, O(h**2))
+_EDGE_STEP = 1e-5  # (relative to the inputs' size: differences at h and 2h, Richardson's)
+_EDGE_ENTRIES = 64  # (inputs of at most this many numbers: each entry's axis judged)
 
 
-def domain_edge(f: Callable, inputs: tuple, directions: tuple, rng) -> list | None:
+def domain_edge(f: Callable, inputs: tuple, directions: tuple, rng=None) -> list | None:
     """A point on the edge of f's domain: an ordering tied there (`0 <= inc`) decides whether f raises
     (wellpathpy's `if not ((0 <= inc) & (inc < 180)).all(): raise ValueError`, a survey starting at inc = 0).
-    f has no other derivative there than the one from the side it answers on. Along the given directions and a
-    second random one, f (plain) must raise at x - s h d and x - 2 s h d (an exception leaving f: a caller's
-    handler taking another formula gives a value instead, and the point stays refused), and the point's own
-    derivative (the check off) must be the one-sided differences' (Richardson's, from the side that answers,
-    at h and 2h). Then [(directions, derivative)] along both; else None."""
-    other = tuple(None if d is None else (float(rng.normal()) if np.ndim(d) == 0 else rng.normal(size=np.shape(d)))
-                  for d in directions)
-    checks = []
-    for d in (directions, other):
-        h = _EDGE_STEP / _SIDE * _step(inputs, d)
+    f has no other derivative there than the one from the side it answers on. Each entry of the float inputs
+    (at most `_EDGE_ENTRIES`) is judged along its axis from f's plain values at x +- h e, x +- 2h e: where f
+    raises on one side (an exception leaving f: a caller's handler taking another formula gives a value, and
+    is judged as a kink), the point's own derivative (the check off) must be the one-sided differences' from the
+    side it answers on; where it answers on both, the central differences' (a kink in another entry beside the
+    edge: refused). Then [(axis, derivative)] for every axis, at least one at an edge; else None."""
+    if any(d is not None and not (isinstance(x, (float, np.floating)) or isinstance(x, np.ndarray) and
+                                  x.dtype.kind == "f") for x, d in zip(inputs, directions)) or \
+            sum(int(np.size(x)) for x, d in zip(inputs, directions) if d is not None) > _EDGE_ENTRIES:
+        return None
+    held = tuple(x if d is not None else None for x, d in zip(inputs, directions))
+    checks, edge = [], False
+    for unit in unit_directions(held):
+        unit = tuple(None if d is None else u for u, d in zip(unit, directions))
+        h = _EDGE_STEP / _SIDE * _step(inputs, unit)
         if not h:
             return None
         values = {}
         for k in (1, -1, 2, -2):
             try:
-                values[k] = np.asarray(f(*_moved(inputs, d, k * h)), dtype=float)
+                values[k] = np.asarray(f(*_moved(inputs, unit, k * h)), dtype=float)
             except OverdubError:
                 return None
             except Exception:
                 values[k] = _RAISED
         raised = sorted(k for k in values if values[k] is _RAISED)
-        if raised not in ([-2, -1], [1, 2]):
+        if raised not in ([], [-2, -1], [1, 2]):
             return None
-        s = -1 if raised[0] > 0 else 1  # (the side f answers on)
         token = STAIRS_JUDGED.set(True)
         try:
-            y0, rate = jvp(f, inputs, d)
+            y0, rate = jvp(f, inputs, unit)
             y0, rate = np.asarray(y0, dtype=float), np.asarray(rate, dtype=float)
         except Exception:
             return None
@@ -781,13 +786,20 @@ def domain_edge(f: Callable, inputs: tuple, directions: tuple, rng) -> list | No
             STAIRS_JUDGED.reset(token)
             _scrubbed(f, inputs)
         with np.errstate(all="ignore"):
-            estimate = 2 * (values[s] - y0) / (s * h) - (values[2 * s] - y0) / (2 * s * h)
-            tolerance = 1e-6 * (np.abs(rate) + np.abs(estimate)) + 1e-9 * (np.abs(y0) + np.abs(values[s])) / h
+            if raised:
+                s = -1 if raised[0] > 0 else 1  # (the side f answers on)
+                estimate = 2 * (values[s] - y0) / (s * h) - (values[2 * s] - y0) / (2 * s * h)
+                near = values[s]
+                edge = True
+            else:
+                estimate = (8 * (values[1] - values[-1]) - (values[2] - values[-2])) / (12 * h)
+                near = values[1]
+            tolerance = 1e-6 * (np.abs(rate) + np.abs(estimate)) + 1e-9 * (np.abs(y0) + np.abs(near)) / h
             if np.shape(rate) != np.shape(estimate) or not np.all(np.isfinite(rate)) \
                     or not np.all(np.abs(rate - estimate) <= tolerance):
                 return None
-        checks.append((list(d), rate))
-    return checks
+        checks.append((list(unit), rate))
+    return checks if edge else None
 
 
 def _rerun(api: Callable, f: Callable, args: tuple, kwargs: dict):

@@ -106,3 +106,21 @@ def upper_bound(p):
 def test_an_upper_bound():
     p = np.array([1.0, 0.25])
     np.testing.assert_allclose(gradient(upper_bound, p)[0], 1.0 / (1.0 + p), rtol=1e-12)
+
+
+def edge_beside_a_kink(v):
+    """v[0] at its domain's edge, v[1] at a kink (both sides defined): no derivative in v[1]."""
+    if v[0] < 0.0:
+        raise ValueError("v[0] must be nonnegative")
+    return v[0] * 2.0 + (v[1] if v[1] > 0.0 else -3.0 * v[1])
+
+
+@pytest.mark.one_mode
+def test_an_edge_beside_a_kink_is_not_taken_for_an_edge():
+    for run in (lambda: derivative(edge_beside_a_kink, np.array([0.0, 0.0])),
+                lambda: jacobian(edge_beside_a_kink, np.array([0.0, 0.0]), mode="reverse")):
+        try:
+            got = np.ravel(run())
+        except OverdubError:
+            continue
+        assert got[1] == pytest.approx(-1.0, abs=1e-6)  # (the kink's two slopes' mean, never one side's)
