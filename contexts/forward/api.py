@@ -798,8 +798,39 @@ def domain_edge(f: Callable, inputs: tuple, directions: tuple, rng=None) -> list
             if np.shape(rate) != np.shape(estimate) or not np.all(np.isfinite(rate)) \
                     or not np.all(np.abs(rate - estimate) <= tolerance):
                 return None
-        checks.append((list(unit), rate))
-    return checks if edge else None
+        checks.append((list(unit), rate, raised))
+    if not edge:
+        return None
+    # (and along a direction mixing every axis, into the domain on the axes at its edge: a cone's apex, whose
+    # axes' one-sided slopes need not make its derivative along others)
+    rng = np.random.default_rng(20261207)
+    mixed = [None if d is None else np.zeros(np.shape(x)) if np.ndim(x) else 0.0
+             for x, d in zip(inputs, directions)]
+    for (unit, _, raised), weight in zip(checks, np.abs(rng.normal(size=len(checks))) + 0.5):
+        sign = -1.0 if raised and raised[0] > 0 else (1.0 if raised else float(rng.choice((-1.0, 1.0))))
+        mixed = [m if u is None else m + sign * weight * np.asarray(u) if np.ndim(m) else m + sign * weight * u
+                 for m, u in zip(mixed, unit)]
+    mixed = tuple(mixed)
+    h = _EDGE_STEP / _SIDE * _step(inputs, mixed)
+    try:
+        near, nearer = (np.asarray(f(*_moved(inputs, mixed, k * h)), dtype=float) for k in (2, 1))
+    except Exception:
+        return None
+    token = STAIRS_JUDGED.set(True)
+    try:
+        y0, rate = jvp(f, inputs, mixed)
+        y0, rate = np.asarray(y0, dtype=float), np.asarray(rate, dtype=float)
+    except Exception:
+        return None
+    finally:
+        STAIRS_JUDGED.reset(token)
+        _scrubbed(f, inputs)
+    with np.errstate(all="ignore"):
+        estimate = 2 * (nearer - y0) / h - (near - y0) / (2 * h)
+        tolerance = 1e-6 * (np.abs(rate) + np.abs(estimate)) + 1e-9 * (np.abs(y0) + np.abs(nearer)) / h
+        if np.shape(rate) != np.shape(estimate) or not np.all(np.abs(rate - estimate) <= tolerance):
+            return None
+    return [(unit, rate) for unit, rate, _ in checks] + [(list(mixed), rate)]
 
 
 def _rerun(api: Callable, f: Callable, args: tuple, kwargs: dict):

@@ -124,3 +124,36 @@ def test_an_edge_beside_a_kink_is_not_taken_for_an_edge():
         except OverdubError:
             continue
         assert got[1] == pytest.approx(-1.0, abs=1e-6)  # (the kink's two slopes' mean, never one side's)
+
+
+def corner(v):
+    """Both entries at their domain's edge (a quadrant), and `v0 v1 / (v0 + v1)` there: its axes' one-sided
+    slopes are 0, but along the diagonal it is v / 2: no derivative (a cone's apex)."""
+    if v[0] < 0.0 or v[1] < 0.0:
+        raise ValueError("a quadrant")
+    total = v[0] + v[1]
+    return 0.0 if total == 0.0 else v[0] * v[1] / total
+
+
+@pytest.mark.one_mode
+def test_a_cone_at_a_corner_is_refused():
+    for run in (lambda: derivative(corner, np.array([0.0, 0.0])),
+                lambda: jacobian(corner, np.array([0.0, 0.0]), mode="reverse")):
+        with pytest.raises(OverdubError):
+            run()
+
+
+def test_the_all_vertical_well_of_wellpathpy():
+    mincurve = pytest.importorskip("wellpathpy.mincurve")
+    md = np.array([0.0, 100.0, 200.0, 300.0])
+    azi = np.array([0.0, 40.0, 45.0, 52.0])
+    f = lambda i: np.concatenate(mincurve.minimum_curvature(md, i, azi)[:3])  # noqa: E731
+    x = np.zeros(4)
+    h, y0 = 1e-6, f(x)
+    cols = []
+    for j in range(4):  # (one-sided differences from the domain's side, Richardson's)
+        e = np.eye(4)[j]
+        cols.append(2 * (f(x + h * e) - y0) / h - (f(x + 2 * h * e) - y0) / (2 * h))
+    want = np.stack(cols, axis=1)
+    np.testing.assert_allclose(jacobian(f, x, mode="reverse"), want, atol=1e-6)
+    np.testing.assert_allclose(jacobian(f, x), want, atol=1e-6)
