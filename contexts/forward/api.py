@@ -776,28 +776,19 @@ def domain_edge(f: Callable, inputs: tuple, directions: tuple, rng=None) -> list
         raised = sorted(k for k in values if values[k] is _RAISED)
         if raised not in ([], [-2, -1], [1, 2]):
             return None
-        token = STAIRS_JUDGED.set(True)
-        try:
-            y0, rate = jvp(f, inputs, unit)
-            y0, rate = np.asarray(y0, dtype=float), np.asarray(rate, dtype=float)
-        except Exception:
+        own = _own_rate(f, inputs, unit)
+        if own is None:
             return None
-        finally:
-            STAIRS_JUDGED.reset(token)
-            _scrubbed(f, inputs)
+        y0, rate = own
         with np.errstate(all="ignore"):
             if raised:
                 s = -1 if raised[0] > 0 else 1  # (the side f answers on)
                 estimate = 2 * (values[s] - y0) / (s * h) - (values[2 * s] - y0) / (2 * s * h)
-                near = values[s]
                 edge = True
             else:
                 estimate = (8 * (values[1] - values[-1]) - (values[2] - values[-2])) / (12 * h)
-                near = values[1]
-            tolerance = 1e-6 * (np.abs(rate) + np.abs(estimate)) + 1e-9 * (np.abs(y0) + np.abs(near)) / h
-            if np.shape(rate) != np.shape(estimate) or not np.all(np.isfinite(rate)) \
-                    or not np.all(np.abs(rate - estimate) <= tolerance):
-                return None
+        if not _agrees(rate, estimate, y0, values[-1 if raised == [1, 2] else 1], h):
+            return None
         checks.append((list(unit), rate, raised))
     if not edge:
         return None
@@ -816,21 +807,38 @@ def domain_edge(f: Callable, inputs: tuple, directions: tuple, rng=None) -> list
         near, nearer = (np.asarray(f(*_moved(inputs, mixed, k * h)), dtype=float) for k in (2, 1))
     except Exception:
         return None
+    own = _own_rate(f, inputs, mixed)
+    if own is None:
+        return None
+    y0, rate = own
+    with np.errstate(all="ignore"):
+        estimate = 2 * (nearer - y0) / h - (near - y0) / (2 * h)
+    if not _agrees(rate, estimate, y0, nearer, h):
+        return None
+    return [(unit, rate) for unit, rate, _ in checks] + [(list(mixed), rate)]
+
+
+def _own_rate(f: Callable, inputs: tuple, d: tuple):
+    """(value, derivative along d) at the point with its special points' checks off (`STAIRS_JUDGED`): the
+    branches the code takes there; None where that fails."""
     token = STAIRS_JUDGED.set(True)
     try:
-        y0, rate = jvp(f, inputs, mixed)
-        y0, rate = np.asarray(y0, dtype=float), np.asarray(rate, dtype=float)
+        y0, rate = jvp(f, inputs, d)
+        return np.asarray(y0, dtype=float), np.asarray(rate, dtype=float)
     except Exception:
         return None
     finally:
         STAIRS_JUDGED.reset(token)
         _scrubbed(f, inputs)
+
+
+def _agrees(rate, estimate, y0, near, h: float) -> bool:
+    """A finite derivative equal to a difference quotient's estimate at step h, beyond rounding (values y0 and
+    near over h) and 1e-6 of their size."""
     with np.errstate(all="ignore"):
-        estimate = 2 * (nearer - y0) / h - (near - y0) / (2 * h)
-        tolerance = 1e-6 * (np.abs(rate) + np.abs(estimate)) + 1e-9 * (np.abs(y0) + np.abs(nearer)) / h
-        if np.shape(rate) != np.shape(estimate) or not np.all(np.abs(rate - estimate) <= tolerance):
-            return None
-    return [(unit, rate) for unit, rate, _ in checks] + [(list(mixed), rate)]
+        tolerance = 1e-6 * (np.abs(rate) + np.abs(estimate)) + 1e-9 * (np.abs(y0) + np.abs(near)) / h
+        return bool(np.shape(rate) == np.shape(estimate) and np.all(np.isfinite(rate))
+                    and np.all(np.abs(rate - estimate) <= tolerance))
 
 
 def _rerun(api: Callable, f: Callable, args: tuple, kwargs: dict):
