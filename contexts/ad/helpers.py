@@ -2290,7 +2290,7 @@ def setitem_adj(S, dobj, obj, idx, v, old):
                 gv = _scalar_cot(part, v)
             dobj[idx] = 0
         new = _copy(obj[idx])
-        if obj.flags.writeable:
+        if not isinstance(obj, np.ndarray) or obj.flags.writeable:  # (a dask array, a dual: no flags)
             obj[idx] = old
             S.redo(operator.setitem, obj, idx, new)
         else:  # (made read-only after the store)

@@ -114,7 +114,7 @@ def write_into(arr, idx, value) -> None:
     the store (`a.setflags(write=False)`: PyTCI's curves, cached by lru_cache) with its flag set for the write and
     back after (the undo crashed: "assignment destination is read-only"). One whose flag cannot be set (a view
     of a read-only base) is refused."""
-    if arr.flags.writeable:
+    if not isinstance(arr, np.ndarray) or arr.flags.writeable:  # (a dask array, a dual: no flags)
         arr[idx] = value
         return
     try:
