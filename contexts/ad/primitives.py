@@ -144,17 +144,7 @@ registry.set(iter, eager, iterates=True)
 registry.nondifferentiable(eager_guard, iter_guard)  # (checks: return None)
 registry.nondifferentiable(eager_inplace)
 
-# iterators whose position in their sequence is known (`__reduce__` gives it): `next` and loops over a
-# partly consumed one put each drawn item's cotangent at its position in the iterator's box
-POSITIONED = frozenset({type(iter([])), type(iter(())), type(iter(np.empty(1)))})
-
-
-def position(it) -> int:
-    """How many items the iterator it (of a POSITIONED type) has given; its length when exhausted."""
-    r = it.__reduce__()
-    if len(r) == 3:
-        return r[2]
-    return -1  # exhausted: drawing from it gives nothing
+from ..rules.containers import POSITIONED, position  # noqa: E402  (one definition, the rules')
 
 
 def _next_inplace(it):

@@ -158,17 +158,24 @@ def list_extend_inplace(self, items):
     return None, extend_back
 
 
-_SEQUENCE_ITERATORS = frozenset({type(iter([])), type(iter(())), type(iter(np.empty(1)))})
+# iterators whose position in their sequence is known (`__reduce__` gives it): `next` and loops over a
+# partly consumed one put each drawn item's cotangent at its position in the iterator's box (`ad.primitives`)
+POSITIONED = frozenset({type(iter([])), type(iter(())), type(iter(np.empty(1)))})
+
+
+def position(it) -> int:
+    """How many items the iterator it (of a POSITIONED type) has given; -1 when exhausted."""
+    r = it.__reduce__()
+    if len(r) == 3:
+        return r[2]
+    return -1  # exhausted: drawing from it gives nothing
 
 
 def _drawn_already(items) -> int:
     """How many items an iterator of a list, tuple or array has given before (its cotangent box is by position
     in the sequence: `vals = [next(it)]; vals.extend(it)`, inspect's `Signature.bind` of `*args`, credited the
     items from position 0, the next item's cotangent to the first: a wrong gradient); 0 for anything else."""
-    if type(items) not in _SEQUENCE_ITERATORS:
-        return 0
-    state = items.__reduce__()
-    return state[2] if len(state) == 3 else 0
+    return max(position(items), 0) if type(items) in POSITIONED else 0
 
 
 @mutating((list, "insert"))
