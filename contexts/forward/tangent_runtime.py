@@ -463,7 +463,7 @@ def _fd_call(f, args, tans, kw, kwtans):
         raise NotTransformable("an in-place operator function on an array")
     if rule is not None and rule.frule is not None and plain_kw:
         return _by_frule(rule, args, tans, kw)
-    if rule is None and type(f) is types.FunctionType and plain_kw:
+    if rule is None and type(f) is types.FunctionType:
         return _by_twin(f, args, tans, kw, kwtans)
     return _through_duals(f, args, tans, kw, kwtans)
 
@@ -477,10 +477,14 @@ def _marks(f, args, tangent, kw) -> bool:
 
 def _by_twin(f, args, tans, kw, kwtans):
     """f(*args, **kw) and its tangent by f's tangent twin, or by duals where it has none. A twin takes its
-    tangents by position: keyword arguments carrying one go by duals (a stand-in's, numba's `brent_max(func,
-    a, b, args=(c,))`: the twin dropped them, 0 for -0.8, silently)."""
+    tangents by position: keyword arguments carrying one are moved to their parameters' positions where f's
+    own code names them so (`_to_positions`), else go by duals (a stand-in's, numba's `brent_max(func, a, b,
+    args=(c,))`: the twin dropped them, 0 for -0.8, silently)."""
     if kwtans and not all(_zero(t) for t in kwtans.values()):
-        return _through_duals(f, args, tans, kw, kwtans)
+        moved = _to_positions(f, args, tans, kw, kwtans) if type(f) is _FUNCTION else None
+        if moved is None:
+            return _through_duals(f, args, tans, kw, kwtans)
+        args, tans, kw, kwtans = moved
     try:
         twin = _twin(f, tans)
     except NotTransformable:
@@ -492,6 +496,45 @@ def _by_twin(f, args, tans, kw, kwtans):
         if not isinstance(e, OverdubError) and "__od_lost__" not in getattr(e, "__dict__", ()):
             _note_lost(e, twin, f, args, tans)
         raise
+
+
+def _to_positions(f, args, tans, kw, kwtans):
+    """(args, tans, kw, kwtans) with the keyword arguments carrying a tangent moved to the positions of f's
+    parameters of those names (`Nu(Re=x * 1e5, Pr=0.7)` is `Nu(x * 1e5, 0.7)`), the parameters between
+    filled by the keywords given or by f's own defaults (the objects a call would bind); None where one
+    cannot be: a name that is keyword-only, positional-only, given by position already, or gathered by
+    `**kwargs`, or a parameter between with no default (f's own TypeError then comes from the duals' call).
+    Read off f's code, not `inspect.signature`: a wrapper's signature is its `__wrapped__`'s, while its own
+    code takes `*args, **kwargs` (moving keywords into its `*args` would change what it is given)."""
+    code = f.__code__
+    names = code.co_varnames[code.co_posonlyargcount:code.co_argcount]
+    start = len(args) - code.co_posonlyargcount  # (the first parameter not given by position, among names)
+    last = -1
+    for k, t in kwtans.items():
+        if not _zero(t):
+            try:
+                i = names.index(k)
+            except ValueError:
+                return None
+            if i < start:
+                return None
+            last = max(last, i)
+    if start < 0 or last < 0:
+        return None
+    defaults = f.__defaults__ or ()
+    first_default = len(names) - len(defaults)
+    args, tans, kw, kwtans = list(args), list(tans), dict(kw), dict(kwtans)
+    for i in range(start, last + 1):
+        name = names[i]
+        if name in kw:
+            args.append(kw.pop(name))
+            tans.append(kwtans.pop(name, 0))
+        elif i >= first_default:
+            args.append(defaults[i - first_default])
+            tans.append(0)
+        else:
+            return None
+    return tuple(args), tuple(tans), kw, kwtans
 
 
 def _note_lost(e, twin, f, args, tans) -> None:
