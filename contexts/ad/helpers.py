@@ -36,6 +36,7 @@ from overdub.ops import Unswallowing, refused
 from overdub.ops import HEAPTYPE
 
 from . import observe, runtime
+from .managers import WatchedManager
 from .codegen import EVERY_ARGUMENT, HELPERS, holds_state
 from ..lowered.runtime import (_TUPLE_ITERATOR, EagerIterationError, OwnTestUnderForward, generator_asked, refuse_storing_method,
                                remembered_text, users_class)  # (`_TUPLE_ITERATOR`: what reverse mode's generators are, `eager`)
@@ -2069,18 +2070,36 @@ def setattr_adj(S, dobj, obj, attr, old):
     gv = box.pop(attr, None) if isinstance(box, dict) else None
     # (the value stored, read past a `__getattribute__` of the class's own: its code ran again here, on an
     # object the reverse pass has half restored, and its side effects with it: gen16 C2)
+    again = _setattr_stored
     try:
         new = (object.__getattribute__(obj, attr) if type(getattr(type(obj), "__getattribute__", None))
                is types.FunctionType else getattr(obj, attr))
-    except AttributeError:  # (deleted after the store by a way the reverse pass does not undo: `del f.cache` of
-        raise runtime.UnsupportedFunction(  # a function's attribute, gen18 C2: an AttributeError here)
-            f"reverse mode cannot differentiate the attribute {attr!r} stored on a {type(obj).__name__} and "
-            "deleted afterwards by `del`", fix="leave the attribute in place, or keep the values in a dict of your own") from None
+    except AttributeError:  # deleted after the store by a way the reverse pass does not undo: natively (a
+        # `@contextmanager`'s generator, run natively around a `with` body: sklearn's fit deletes
+        # `_skl_callbacks_to_teardown` there). The value stored is the one the recording noted last (`_stored`);
+        # the attribute is deleted again when the pass ends. Refused where none was noted (`del f.cache` of a
+        # function's attribute, gen18 C2)
+        entry = stores().get(id(obj))
+        if entry is None or entry[0] is not obj or attr not in entry[1]:
+            raise runtime.UnsupportedFunction(
+                f"reverse mode cannot differentiate the attribute {attr!r} stored on a {type(obj).__name__} and "
+                "deleted afterwards by `del`",
+                fix="leave the attribute in place, or keep the values in a dict of your own") from None
+        new, again = entry[1][attr], _deleted_again
     if gv is None:  # (the stored object's cotangent in its own box: `W(self.r * o.r)`, pkH W1: 0 for 2)
         gv = object_box(S, new)
     _restore_attr(obj, attr, old)
-    S.redo(_setattr_stored, obj, attr, new)
+    S.redo(again, obj, attr, new)
     return box, gv
+
+
+def _deleted_again(obj, attr, v) -> None:
+    """The redo of a store whose attribute was deleted natively after it (`setattr_adj`): deleted again."""
+    _stored(obj, attr, v)
+    try:
+        _delete_again(obj, attr)
+    except AttributeError:
+        pass
 
 
 def _array_setattr_adj(S, dobj, obj, attr, old):
@@ -3531,6 +3550,8 @@ class _EnteredAs(_Watched):
 
     def __enter__(self):
         m = self.m
+        if type(m) is WatchedManager:  # (what it yields is checked as it is entered: `ad.managers`)
+            return m.__enter__()
         held = _holds_numbers(m, 0)
         if not held:
             v = m.__enter__()
@@ -3563,6 +3584,8 @@ def managed(m) -> None:
     `__exit__` is Python code, which the `with` statement runs natively (what it stores, a setting in a
     class attribute or a module's dict read in the body, carried no derivative: 2.25 for 6.75)."""
     cls = type(m)
+    if cls is WatchedManager:  # (a generator manager of harmless code, watched as it runs: `ad.managers`)
+        return
     if (type(getattr(cls, "__enter__", None)) is types.FunctionType
             or type(getattr(cls, "__exit__", None)) is types.FunctionType) and _holds_numbers(m, 0):
         raise runtime.UnsupportedFunction(

@@ -2594,6 +2594,7 @@ def _cached_back(pb, dy, dself, S):
 
 
 _GENERATOR_CM = contextlib._GeneratorContextManagerBase
+from .managers import WatchedManager, harmless_code  # noqa: E402
 
 
 def _generator_cm(cls, func, args, kwds):
@@ -2602,6 +2603,8 @@ def _generator_cm(cls, func, args, kwds):
     restoring a setting, would run before the body). Its arguments must then carry no derivative: what it
     computes from them, natively, would come out constant."""
     if _any_differentiable((args, kwds), {}) or _may_differ(func, 0):
+        if cls is contextlib._GeneratorContextManager and harmless_code(func):
+            return WatchedManager(func, args, kwds)  # (it computes and stores nothing: run natively, watched)
         code = getattr(func, "__code__", None)
         raise UnsupportedFunction(
             f"reverse mode does not differentiate through the context manager "

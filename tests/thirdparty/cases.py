@@ -564,6 +564,31 @@ def _():
     return (lambda x: np.sum(k(x.reshape(3, 2)))), _XK.ravel().copy()
 
 
+# scikit-learn: estimators fitted to differentiated data (each fit runs inside a `@contextmanager` of
+# callbacks, given the estimator and its float settings: `contexts.ad.managers`)
+_XF = np.array([[0.2, 1.0], [1.1, -0.4], [0.5, 0.3], [-0.7, 0.8], [1.6, 0.1], [0.3, -1.2]])
+_YF = np.array([0.4, -0.2, 1.3, 0.7, -0.9, 0.25])
+
+
+@case("sklearn", "linear_model.Ridge(alpha=0.5).fit coef_ (y)", dist="scikit-learn")
+def _():
+    linear_model = _imp("sklearn.linear_model")
+    return (lambda y: linear_model.Ridge(alpha=0.5).fit(_XF, y).coef_), _YF.copy()
+
+
+@case("sklearn", "linear_model.LinearRegression.fit predict (y)", dist="scikit-learn")
+def _():
+    linear_model = _imp("sklearn.linear_model")
+    return (lambda y: linear_model.LinearRegression().fit(_XF, y).predict(_XF[:3])), _YF.copy()
+
+
+@case("sklearn", "preprocessing.StandardScaler.fit transform (X)", dist="scikit-learn")
+def _():
+    preprocessing = _imp("sklearn.preprocessing")
+    return (lambda x: preprocessing.StandardScaler().fit(x.reshape(6, 2)).transform(x.reshape(6, 2)[:2]).ravel()), \
+        _XF.ravel().copy()
+
+
 # ===============================================================================================
 # astropy: cosmology, models, coordinates' functions
 # ===============================================================================================
