@@ -472,7 +472,7 @@ DOMAINS = {"mpmath": "contexts.rules.mpmath", "sympy": "contexts.rules.sympy", "
            "array_api_strict": "contexts.rules.array_api_strict", "scipy.stats": "contexts.rules.scipy_stats",
            "numba": "contexts.rules.numba", "bottleneck": "contexts.rules.bottleneck", "KDEpy": "contexts.rules.kdepy",
            "transformations": "contexts.rules.transformations", "networkx": "contexts.rules.networkx",
-           "xml.etree.ElementTree": "contexts.rules.xml_trees"}
+           "xml.etree.ElementTree": "contexts.rules.xml_trees", "pyproj": "contexts.rules.pyproj"}
 """package -> the rules module that registers its types and functions, imported with the package."""
 
 _loaded: set[str] = set()

@@ -564,6 +564,20 @@ def _():
     return (lambda x: np.sum(k(x.reshape(3, 2)))), _XK.ravel().copy()
 
 
+# pyproj: geodesics on the ellipsoid (PROJ's C in Cython; geographiclib's Python in its place: `rules.pyproj`)
+@case("pyproj", "Geod.inv azimuths and distance")
+def _():
+    g = _imp("pyproj").Geod(ellps="WGS84")
+    return (lambda x: np.array(g.inv(x[0], x[1], x[2], x[3]))), np.array([10.0, 40.0, 12.0, 44.0])
+
+
+@case("pyproj", "Geod.fwd of arrays (distance scale)")
+def _():
+    g = _imp("pyproj").Geod(ellps="WGS84")
+    return (lambda x: np.concatenate(g.fwd(np.array([10.0, 11.0]), np.array([40.0, 41.0]), np.array([30.0, 75.0]),
+                                           np.array([1e5, 3e5]) * x))), 1.3
+
+
 # scikit-learn: estimators fitted to differentiated data (each fit runs inside a `@contextmanager` of
 # callbacks, given the estimator and its float settings: `contexts.ad.managers`)
 _XF = np.array([[0.2, 1.0], [1.1, -0.4], [0.5, 0.3], [-0.7, 0.8], [1.6, 0.1], [0.3, -1.2]])
