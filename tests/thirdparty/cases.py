@@ -575,7 +575,7 @@ def _():
 def _():
     g = _imp("pyproj").Geod(ellps="WGS84")
     return (lambda x: np.concatenate(g.fwd(np.array([10.0, 11.0]), np.array([40.0, 41.0]), np.array([30.0, 75.0]),
-                                           np.array([1e5, 3e5]) * x))), 1.3
+                                           np.array([1e5, 3e5]) * x[0]))), np.array([1.3])
 
 
 # scikit-learn: estimators fitted to differentiated data (each fit runs inside a `@contextmanager` of
