@@ -31,7 +31,7 @@ from ..lowered.runtime import (HISTORY, ORDER_OPS, divisor_jump, nan_rate_compar
                                converged, exit_lines, rounding_residue, staircased, text, JUMP_FUNCTIONS, jump_guard,
                                stair_jump_guard, staircase_fd)
 from ..rules.watch import JUMP_WATCH, watch_order
-from ..rules.frames import is_engine, is_user, outside_engine, tests_none
+from ..rules.frames import asks_for, is_engine, is_user, outside_engine, tests_none
 from ..rules import leaves as _leaves
 from ..rules.leaves import UNIT_TYPES, ArrayLeaf, Scalar, taken_per_element
 from ..rules.registry import own_operators
@@ -96,6 +96,7 @@ SWALLOWED: list = []  # [(frame, attribute, type name)]: the last read of a numb
 
 
 _SCALARS = frozenset({float, int, complex})  # (Python's numbers: no `.item()` of their own)
+_ITEM_ASKED = [None]  # (the caller's frame, instruction and the dual of the last `.item()` of a number's dual)
 
 
 def _conversion_site() -> str | None:
@@ -1442,6 +1443,14 @@ class Dual:
 
     def item(self, *args):
         if not args and type(self.primal) in _SCALARS:
+            caller = sys._getframe(1)
+            asked = (id(caller), caller.f_lasti, id(self))
+            if asks_for(caller, "item") and asked != _ITEM_ASKED[0]:
+                # (Python code's `value.item()` of a 0-d array that became a number's dual: aquasol's
+                # `format_output_type` of pynverse's root; the number itself, as numpy's `.item()` gives. Asked
+                # again at once at the same place of the same dual, the code loops converting: refused below)
+                _ITEM_ASKED[0] = asked
+                return self
             # (already a number's dual: what `.item()` gives is itself again, and a C converter asking `.item()`
             # until it has a number looped until its stack overflowed, a segmentation fault: casadi's
             # `interpolant` called by aerosandbox, sweep U; refused, as a conversion of a dual is)

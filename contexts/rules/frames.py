@@ -90,6 +90,28 @@ def tests_none(frame) -> bool:
     return False
 
 
+def asks_for(frame, name: str) -> bool:
+    """The instruction frame is at is a call of a method `name` the frame read itself (`value.item()`; in the
+    core's form of the code too, the method read and handed to a site's helper): Python code asking for it,
+    not a C function the frame called, which asks on its own."""
+    code = frame.f_code
+    ops = _OPS.get(code)
+    if ops is None:
+        seq = [(i.offset, i.opname, i.argval) for i in dis.get_instructions(code)]
+        ops = _OPS[code] = ([o for o, _, _ in seq], seq)
+    offsets, seq = ops
+    n = bisect.bisect_right(offsets, frame.f_lasti) - 1
+    if n < 0 or seq[n][1] != "CALL":
+        return False
+    for k in range(n - 1, max(-1, n - 8), -1):
+        op, arg = seq[k][1:]
+        if op in _STATEMENT_ENDS:
+            return False
+        if op in ("LOAD_ATTR", "LOAD_METHOD") and arg == name:
+            return True
+    return False
+
+
 _OPS: dict = {}  # code -> ([offsets], [(offset, opname, argval)]), caches left out
 _JUMP_IF_NONE = frozenset({"POP_JUMP_IF_NONE", "POP_JUMP_IF_NOT_NONE", "POP_JUMP_FORWARD_IF_NONE",
                            "POP_JUMP_FORWARD_IF_NOT_NONE", "POP_JUMP_BACKWARD_IF_NONE",

@@ -29,3 +29,17 @@ def test_items_of_arrays_and_numpy_scalars_keep_their_derivative():
     f = lambda x: np.array([x, 3.0 * x]).item(1) * np.float64(x).item()
     assert derivative(f, 1.5) == pytest.approx(6.0 * 1.5)
     np.testing.assert_allclose(jacfwd(lambda a: a.item(0) * a.item(1), np.array([2.0, 5.0])), [5.0, 2.0])
+
+
+def _as_scalar(value):
+    """aquasol's `format_output_type`: a 0-d array's `.item()`, asked once by Python code."""
+    if len(value.shape) == 0:
+        return value.item()
+    return value
+
+
+def test_python_code_asking_item_once_gets_the_number():
+    d = Dual(2.0, 1.0, Tag())
+    assert _as_scalar(d) is d  # (a number's dual standing for a 0-d array: the number, as numpy gives)
+    f = lambda a: _as_scalar(np.asarray(a[0] * a[1])) * a[0]  # noqa: E731
+    np.testing.assert_allclose(jacfwd(f, np.array([2.0, 5.0])), [2 * 2.0 * 5.0, 2.0 ** 2])
