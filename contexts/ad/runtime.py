@@ -2088,6 +2088,7 @@ _CONSTANT_KINDS = (type, np.integer, np.bool_, np.dtype, np.random.BitGenerator,
                    np.random.RandomState, str, bytes, int)
 _DIFF_LEAVES = frozenset({float, complex, np.float64, np.float32, np.complex128})
 _DICT_VIEWS = (type({}.values()), type({}.items()), type({}.keys()))
+_REPEAT = __import__("itertools").repeat
 _KEYS_VIEW = type({}.keys())
 
 
@@ -2138,6 +2139,8 @@ def _may_differ(a, depth) -> bool:
         return m is None or _may_differ(m, depth + 1)
     if ta is types.GeneratorType and a.gi_code in _CONSTANT_GENERATORS:  # (tokenize's tokens)
         return False
+    if ta is _REPEAT:  # (`itertools.repeat(n_cycles)`: what it repeats, seen by the collector, as `__reduce__`
+        return any(_may_differ(v, depth + 1) for v in gc.get_referents(a))  # is deprecated: neurodsp's wavelets)
     if isinstance(a, weakref.ref):  # (what it refers to: a WeakKeyDictionary's key, singledispatch's class)
         return _may_differ(a(), depth + 1)
     if ta is types.FunctionType:
