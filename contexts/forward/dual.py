@@ -1127,6 +1127,13 @@ class Dual:
                 "values (a masked array cannot hold a tangent)", where=_conversion_site(),
                 fix="put the differentiated operand first (`x - obs`, `x * obs`: numpy's operator, masked entries "
                     "refused), or drop the mask first: `obs.filled(0.0)`, `obs.compressed()`")
+        if (dtype is None or np.dtype(dtype) == self.dtype) and copy is not True and \
+                isinstance(self.primal, np.ndarray) and (site := outside_engine(sys._getframe(1))) is not None and \
+                asks_for(site, "__array__"):
+            # (Python code's own `a.__array__()`, "for an ndarray this does nothing": statsmodels' models take
+            # their data so, pyproj's buffers; the dual array itself, which numpy's functions take by their
+            # protocols. numpy's conversions ask from C, and are refused below)
+            return self
         raise DualConversionError(
             f"numpy tried to convert a Dual (primal {_brief(primal(self))}) to a plain array",
             where=_conversion_site(), fix=_CONVERSION_FIX)

@@ -107,8 +107,8 @@ def asks_for(frame, name: str) -> bool:
         op, arg = seq[k][1:]
         if op in _STATEMENT_ENDS:
             return False
-        if op in ("LOAD_ATTR", "LOAD_METHOD") and arg == name:
-            return True
+        if op in ("LOAD_ATTR", "LOAD_METHOD") and arg == name or op == "LOAD_CONST" and arg == name:
+            return True  # (LOAD_CONST: the name given to the core's attribute site, `getattr(a, "item")`)
     return False
 
 
