@@ -2265,6 +2265,8 @@ def _augmented(s: ast.stmt) -> ast.stmt:
 
 _CONSTRUCTORS = frozenset({"zeros", "empty", "ones", "full", "array", "copy", "zeros_like", "empty_like",
                            "ones_like", "full_like", "list", "dict", "set", "bytearray", "deepcopy"})
+# the standard library's container classes (C types, not made by `object.__new__`): called, a new container
+_NEW_CONTAINERS = (collections.deque, collections.OrderedDict, collections.defaultdict, collections.Counter)
 
 
 def _made_here(value, globals_: dict, bound: set) -> bool:
@@ -2278,6 +2280,10 @@ def _made_here(value, globals_: dict, bound: set) -> bool:
         if name in _CONSTRUCTORS:
             return True
         cls = globals_.get(name) if isinstance(f, ast.Name) and name not in bound else None
+        if cls is None and isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id not in bound:
+            cls = getattr(globals_.get(f.value.id), f.attr, None)  # (`collections.deque()`)
+        if cls in _NEW_CONTAINERS:  # (rainflow's `points = deque()`, changed as the cycles are counted)
+            return True
         return isinstance(cls, type) and cls.__new__ is object.__new__
     return False
 
