@@ -46,3 +46,14 @@ def _register(name):
 
 for _name in ("sqrt", "exp", "ln", "log10"):
     _register(_name)
+
+
+def decimal_is_zero(v):
+    """`Decimal.is_zero` as the test it is (`Rule.stand_in`): an equality with 0, checked as the engines check one
+    (sigfig's `_num_parse` of a differentiated number's text, rounding hillfit's fitted values for display)."""
+    return v == 0
+
+
+registry.set((Decimal, "is_zero"), stand_in=decimal_is_zero)
+# a finite Decimal stays finite, and a NaN or infinity stays one, when it moves: tests with no derivative
+registry.nondifferentiable(*((Decimal, name) for name in ("is_nan", "is_qnan", "is_snan", "is_infinite", "is_finite")))
