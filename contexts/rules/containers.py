@@ -13,6 +13,7 @@ import collections
 import copy
 import datetime
 import heapq
+import math
 import numbers
 import random
 import sys
@@ -882,6 +883,8 @@ _CONSTANT_MEMBERS = (str, bytes, int, type(None), type(Ellipsis), np.dtype)
 
 
 def constant_member(m) -> bool:
+    if m is _NAN or m is _NP_NAN:  # (the constants themselves, by identity: a NaN computed is another object;
+        return True                # pandas' string dtypes' `na_value`, gathered into a set by `_get_common_dtype`)
     if type(m) is tuple:
         return all(constant_member(e) for e in m)
     if isinstance(m, type):  # (a class, `set(map(type, values))`, trueskill's: unless it holds numbers itself)
@@ -931,6 +934,9 @@ def _says_identity(fn, kind: str) -> bool:
     text = ast.unparse(v).replace(" ", "")
     me = names[0]
     return text in (f"object.__hash__({me})", f"id({me})", f"hash(id({me}))")
+
+
+_NAN, _NP_NAN = math.nan, np.nan
 
 
 def set_add_inplace(self, m):
