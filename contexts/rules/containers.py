@@ -681,7 +681,11 @@ _ATOMIC = (type, types.FunctionType, types.BuiltinFunctionType, types.CodeType, 
            type(Ellipsis), type(NotImplemented), np.ufunc)
 
 
-def _copy_checked(x, deep, depth=0):
+def _copy_checked(x, deep, depth=0, seen=None):
+    """Refuses a copy of x (deep: and of what it holds) that reverse mode cannot follow. Each object is looked at
+    once (`seen`, by identity): an object graph whose parts refer to each other (py_pol's Mueller and its
+    `parameters`, each holding the other) was walked once per path, to the depth limit: exponential, a gradient
+    that never ended."""
     if isinstance(x, (list, tuple, set, frozenset)) and type(x) in (list, tuple, set, frozenset):
         items = x
     elif type(x) is dict:
@@ -703,8 +707,13 @@ def _copy_checked(x, deep, depth=0):
                           f"not a {type(x).__name__} (it has its own copy protocol)",
                           fix="give the copy a custom adjoint, or build the copy by hand")
     if deep and depth < 50:
+        if seen is None:
+            seen = set()
+        if id(x) in seen:
+            return
+        seen.add(id(x))
         for v in items:
-            _copy_checked(v, deep, depth + 1)
+            _copy_checked(v, deep, depth + 1, seen)
 
 
 def _copy_rule(deep):
