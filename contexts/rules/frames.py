@@ -60,12 +60,7 @@ def tests_none(frame) -> bool:
     result against None (`a.base is None`, `if x.base is not None:`), the result used for nothing else:
     an answer of None or not-None is all that code reads from it. Also in the core's form of the code, where
     the test is a call of the `is`/`is not` operator's site (`__od_op__(k, __od_is__)(a.base, None)`)."""
-    code = frame.f_code
-    ops = _OPS.get(code)
-    if ops is None:
-        seq = [(i.offset, i.opname, i.argval) for i in dis.get_instructions(code)]
-        ops = _OPS[code] = ([o for o, _, _ in seq], seq)
-    offsets, seq = ops
+    offsets, seq = _ops_of(frame.f_code)
     n = bisect.bisect_right(offsets, frame.f_lasti) - 1  # (f_lasti may point into the instruction's caches)
     if n < 0 or n + 1 >= len(seq):
         return False
@@ -94,12 +89,7 @@ def asks_for(frame, name: str) -> bool:
     """The instruction frame is at is a call of a method `name` the frame read itself (`value.item()`; in the
     core's form of the code too, the method read and handed to a site's helper): Python code asking for it,
     not a C function the frame called, which asks on its own."""
-    code = frame.f_code
-    ops = _OPS.get(code)
-    if ops is None:
-        seq = [(i.offset, i.opname, i.argval) for i in dis.get_instructions(code)]
-        ops = _OPS[code] = ([o for o, _, _ in seq], seq)
-    offsets, seq = ops
+    offsets, seq = _ops_of(frame.f_code)
     n = bisect.bisect_right(offsets, frame.f_lasti) - 1
     if n < 0 or seq[n][1] != "CALL":
         return False
@@ -113,6 +103,15 @@ def asks_for(frame, name: str) -> bool:
 
 
 _OPS: dict = {}  # code -> ([offsets], [(offset, opname, argval)]), caches left out
+
+
+def _ops_of(code) -> tuple:
+    """code's instructions as (offsets, [(offset, opname, argval)]), made once per code (`_OPS`)."""
+    ops = _OPS.get(code)
+    if ops is None:
+        seq = [(i.offset, i.opname, i.argval) for i in dis.get_instructions(code)]
+        ops = _OPS[code] = ([o for o, _, _ in seq], seq)
+    return ops
 _JUMP_IF_NONE = frozenset({"POP_JUMP_IF_NONE", "POP_JUMP_IF_NOT_NONE", "POP_JUMP_FORWARD_IF_NONE",
                            "POP_JUMP_FORWARD_IF_NOT_NONE", "POP_JUMP_BACKWARD_IF_NONE",
                            "POP_JUMP_BACKWARD_IF_NOT_NONE"})
