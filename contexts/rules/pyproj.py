@@ -22,7 +22,7 @@ import numpy as np
 
 from .registry import registry
 
-__all__ = ["fwd_point", "inv_point", "fwd", "inv", "line_length", "copy_to_buffer", "convert_back"]
+__all__ = ["fwd_point", "inv_point", "fwd", "inv", "line_length", "copy_to_buffer", "convert_back", "make_geod"]
 
 try:
     from geographiclib.geodesic import Geodesic
@@ -35,9 +35,29 @@ _DG2RAD = np.pi / 180.0
 _SOLVERS: dict = {}  # id(Geod) -> (the Geod, geographiclib's Geodesic of its a and f)
 
 
+def make_geod(*args, **kwargs):
+    """`pyproj.Geod(...)`: the Geod made natively (a Cython class, whose C fields take plain numbers), its
+    ellipsoid's `a` and `f` as pyproj's Python computes them from numbers given (`Geod(a=..., b=...)`: pygc's
+    `rmajor`, `rminor`) kept beside it, for the geodesics to be differentiated in them too (`_solver`)."""
+    g = native_geod(*args, **kwargs)
+    if "a" in kwargs and "ellps" not in kwargs and not args:
+        a, _, f, _ = geod._params_from_kwargs(kwargs)
+        g.__dict__["_od_ellipsoid"] = (a, f)
+    return g
+
+
+def native_geod(*args, **kwargs):
+    """pyproj's Geod, made as it is (no derivative: `make_geod` keeps the numbers that may carry one)."""
+    return geod.Geod(*args, **kwargs)
+
+
 def _solver(g):
-    """geographiclib's Geodesic of g's ellipsoid, made once per Geod (keyed by identity: its a and f are floats,
-    which a key may not be under a derivative)."""
+    """geographiclib's Geodesic of g's ellipsoid: of the numbers `make_geod` kept, made anew each time (they may
+    carry a derivative), else of its own a and f, made once per Geod (keyed by identity: they are floats, which a
+    key may not be under a derivative)."""
+    own = g.__dict__.get("_od_ellipsoid") if hasattr(g, "__dict__") else None
+    if own is not None:
+        return Geodesic(own[0], own[1])
     entry = _SOLVERS.get(id(g))
     if entry is None or entry[0] is not g:
         if len(_SOLVERS) > 64:
@@ -183,6 +203,8 @@ if Geodesic is not None:  # (Cython functions, bound as methods of the Geod: eac
                              ("_line_length", line_length)):
         if _name in _own:
             registry.set(_own[_name], stand_in=_stand_in)
+    registry.set(geod.Geod, stand_in=make_geod)
+    registry.nondifferentiable(native_geod)
     registry.set(utils._copytobuffer, stand_in=copy_to_buffer)
     registry.code_files.add(__file__)  # (the buffers made here are fresh arrays, as in the user's code: forward
     # mode's duals are written into them)

@@ -14,7 +14,7 @@ from contexts.rules.registry import MissingRule  # noqa: E402
 G = pyproj.Geod(ellps="WGS84")
 
 
-def richardson(f, x, h=1e-3):
+def richardson(f, x, h=1e-2):
     cols = []
     for j in range(x.size):
         def d(step):
@@ -38,6 +38,12 @@ CASES = {
     "inv of tuples": (lambda x: np.concatenate(G.inv(tuple(x[:2]), (50.0, 52.0), tuple(x[2:4]), (60.0, 61.0))),
                       [10.0, 11.0, 40.0, 41.0]),
     "line_length": (lambda x: np.array([G.line_length(x[:3], x[3:])]), [10.0, 11.0, 12.5, 40.0, 41.0, 40.5]),
+    "an ellipsoid of numbers (pygc's)": (lambda x: np.array(pyproj.Geod(a=6378137.0, b=6356752.3142).fwd(
+        x[0], x[1], 30.0, x[2] * 1e5)), [10.0, 40.0, 1.5]),
+    "differentiated in the axes": (lambda x: np.array(pyproj.Geod(a=x[0] * 6378137.0, b=x[1] * 6356752.3142).inv(
+        10.0, 40.0, 12.0, 44.0)), [1.0, 1.0]),
+    "differentiated in the flattening": (lambda x: np.array(pyproj.Geod(a=6378137.0, f=x[0] / 298.257).inv(
+        10.0, 40.0, 12.0, 44.0)), [1.0]),
 }
 
 
