@@ -2076,11 +2076,12 @@ def setattr_adj(S, dobj, obj, attr, old):
                is types.FunctionType else getattr(obj, attr))
     except AttributeError:  # deleted after the store by a way the reverse pass does not undo: natively (a
         # `@contextmanager`'s generator, run natively around a `with` body: sklearn's fit deletes
-        # `_skl_callbacks_to_teardown` there). The value stored is the one the recording noted last (`_stored`);
-        # the attribute is deleted again when the pass ends. Refused where none was noted (`del f.cache` of a
-        # function's attribute, gen18 C2)
+        # `_skl_callbacks_to_teardown` there). Where the value stored, the one the recording noted last
+        # (`_stored`), carries no derivative (an empty list), only the state matters: the attribute is deleted
+        # again when the pass ends. Refused where none was noted, or where it may carry one (`del f.cache` of a
+        # function's attribute holding `[x]`, gen18 C2: its cotangent was lost, 0 for 2)
         entry = stores().get(id(obj))
-        if entry is None or entry[0] is not obj or attr not in entry[1]:
+        if entry is None or entry[0] is not obj or attr not in entry[1] or runtime._may_differ(entry[1][attr], 0):
             raise runtime.UnsupportedFunction(
                 f"reverse mode cannot differentiate the attribute {attr!r} stored on a {type(obj).__name__} and "
                 "deleted afterwards by `del`",

@@ -39,7 +39,14 @@ def tidy(obj):
 
 def fit(obj, x):
     with tidy(obj):
-        obj.scratch = obj.scale * x  # stored in the body, read there, deleted natively by the manager
+        obj.scratch = []  # stored in the body (carrying no derivative), deleted natively by the manager
+        obj.coef = obj.scale * x * x + obj.scale + len(obj.scratch)
+    return obj.coef
+
+
+def fit_keeping(obj, x):
+    with tidy(obj):
+        obj.scratch = obj.scale * x  # a differentiated value stored, read, then deleted natively
         obj.coef = obj.scratch * x + obj.scale
     return obj.coef
 
@@ -48,6 +55,13 @@ def fit(obj, x):
 def test_harmless_manager_around_a_fit():
     f = lambda s: fit(Model(s), 1.7) + fit(Model(2.0), s)  # noqa: E731
     assert gradient(f, 0.8)[0] == pytest.approx(fd.derivative(f, 0.8), rel=1e-7)
+
+
+@pytest.mark.one_mode
+def test_a_differentiated_value_deleted_natively_is_refused():
+    """Its cotangent would have to be found without the attribute (a function's attribute so gave 0 for 2)."""
+    with pytest.raises(UnsupportedFunction, match="deleted afterwards"):
+        gradient(lambda s: fit_keeping(Model(s), 1.7), 0.8)
 
 
 @pytest.mark.one_mode
