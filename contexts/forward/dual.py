@@ -96,7 +96,7 @@ SWALLOWED: list = []  # [(frame, attribute, type name)]: the last read of a numb
 
 
 _SCALARS = frozenset({float, int, complex})  # (Python's numbers: no `.item()` of their own)
-_ITEM_ASKED = [None]  # (the caller's frame, instruction and the dual of the last `.item()` of a number's dual)
+_ITEM_GIVEN = [None]  # (the dual the last `.item()` of a number's dual gave: asked again, a converter's loop)
 
 
 def _conversion_site() -> str | None:
@@ -1450,14 +1450,14 @@ class Dual:
 
     def item(self, *args):
         if not args and type(self.primal) in _SCALARS:
-            caller = sys._getframe(1)
-            asked = (id(caller), caller.f_lasti, id(self))
-            if asks_for(caller, "item") and asked != _ITEM_ASKED[0]:
+            if self is not _ITEM_GIVEN[0] and (site := outside_engine(sys._getframe(1))) is not None and \
+                    asks_for(site, "item"):
                 # (Python code's `value.item()` of a 0-d array that became a number's dual: aquasol's
-                # `format_output_type` of pynverse's root; the number itself, as numpy's `.item()` gives. Asked
-                # again at once at the same place of the same dual, the code loops converting: refused below)
-                _ITEM_ASKED[0] = asked
-                return self
+                # `format_output_type` of pynverse's root; the number, as numpy's `.item()` gives, a new dual of
+                # it. Asked of that dual again, the code loops converting, as a plain float has no `.item()`:
+                # refused below)
+                given = _ITEM_GIVEN[0] = Dual(self.primal, self.tangent, self.tag)
+                return given
             # (already a number's dual: what `.item()` gives is itself again, and a C converter asking `.item()`
             # until it has a number looped until its stack overflowed, a segmentation fault: casadi's
             # `interpolant` called by aerosandbox, sweep U; refused, as a conversion of a dual is)

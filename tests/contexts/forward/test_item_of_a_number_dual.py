@@ -40,6 +40,8 @@ def _as_scalar(value):
 
 def test_python_code_asking_item_once_gets_the_number():
     d = Dual(2.0, 1.0, Tag())
-    assert _as_scalar(d) is d  # (a number's dual standing for a 0-d array: the number, as numpy gives)
+    v = _as_scalar(d)  # (a number's dual standing for a 0-d array: the number, as numpy gives)
+    assert type(v) is Dual and v.primal == 2.0 and v.tangent == 1.0
+    assert _as_scalar(d).primal == 2.0  # (asked again of the same dual: a new number each time)
     f = lambda a: _as_scalar(np.asarray(a[0] * a[1])) * a[0]  # noqa: E731
     np.testing.assert_allclose(jacfwd(f, np.array([2.0, 5.0])), [2 * 2.0 * 5.0, 2.0 ** 2])
