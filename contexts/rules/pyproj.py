@@ -30,6 +30,8 @@ try:
 except ImportError:  # pragma: no cover - registered only where both are installed
     Geodesic = None
 
+_POINT_GIVES_NONE = Geodesic is not None and tuple(
+    int(p) for p in __import__("pyproj").__version__.split(".")[:2] if p.isdigit()) >= (3, 8)
 _RAD2DG = 180.0 / np.pi  # (pyproj's own constants: `_geod.pyx`)
 _DG2RAD = np.pi / 180.0
 _SOLVERS: dict = {}  # id(Geod) -> (the Geod, geographiclib's Geodesic of its a and f)
@@ -71,11 +73,17 @@ def _flipped(azi):
     return azi - 180.0 if azi > 0 else azi + 180.0
 
 
-def _scalars(*values) -> None:
+def _scalars(*values) -> bool:
     """`_fwd_point`'s and `_inv_point`'s check: Python numbers only (a 0-d array takes `fwd`'s array path)."""
-    for v in values:
-        if isinstance(v, np.ndarray) or np.ndim(v) != 0 or isinstance(v, (str, bytes)):
-            raise TypeError("Scalar input is required for point based functions")
+    return not any(isinstance(v, (np.ndarray, str, bytes)) or np.ndim(v) != 0 for v in values)
+
+
+def _not_scalars():
+    """What `_fwd_point` and `_inv_point` do with other input: pyproj 3.8 returns None (`fwd` then takes its
+    array path), earlier versions raise TypeError (which `fwd` catches)."""
+    if _POINT_GIVES_NONE:
+        return None
+    raise TypeError("Scalar input is required for point based functions")
 
 
 def _direct(g, lon1, lat1, az1, s12, radians, back):
@@ -104,13 +112,15 @@ def _inverse(g, lon1, lat1, lon2, lat2, radians, back):
 
 def fwd_point(g, lon1, lat1, az1, s12, radians=False, return_back_azimuth=True):
     """`Geod._fwd_point`: (lon2, lat2, back or forward azimuth at the end)."""
-    _scalars(lon1, lat1, az1, s12)
+    if not _scalars(lon1, lat1, az1, s12):
+        return _not_scalars()
     return _direct(g, lon1, lat1, az1, s12, radians, return_back_azimuth)
 
 
 def inv_point(g, lon1, lat1, lon2, lat2, radians=False, return_back_azimuth=True):
     """`Geod._inv_point`: (forward azimuth, back or forward azimuth at the end, distance)."""
-    _scalars(lon1, lat1, lon2, lat2)
+    if not _scalars(lon1, lat1, lon2, lat2):
+        return _not_scalars()
     return _inverse(g, lon1, lat1, lon2, lat2, radians, return_back_azimuth)
 
 
