@@ -23,3 +23,13 @@ def imported(where: Path, sources: dict[str, str]):
         sys.path.remove(str(where))
         for name in sources:
             sys.modules.pop(name, None)
+
+
+@contextlib.contextmanager
+def installed(tmp_path_factory, sources: dict[str, str]):
+    """`imported` from a `site-packages` directory of a fresh temporary folder: library code to the engines
+    (installed code, outside the engine), as a package from PyPI is."""
+    root = tmp_path_factory.mktemp("env") / "site-packages"
+    root.mkdir()
+    with imported(root, sources) as modules:
+        yield modules

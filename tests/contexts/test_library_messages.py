@@ -10,7 +10,7 @@ import pytest
 
 from contexts import derivative, gradient
 from overdub.errors import OverdubError
-from tests.modules import imported
+from tests.modules import installed
 
 LIBRARY = '''
 import math
@@ -44,9 +44,7 @@ MODES = {"reverse": lambda f, x: gradient(f, x)[0], "forward": derivative}
 
 @pytest.fixture(scope="module")
 def lib(tmp_path_factory):
-    root = tmp_path_factory.mktemp("env") / "site-packages"
-    root.mkdir()
-    with imported(root, {"_od_fake_lib": LIBRARY}) as (module,):
+    with installed(tmp_path_factory, {"_od_fake_lib": LIBRARY}) as (module,):
         yield module
 
 

@@ -9,7 +9,7 @@ import pytest
 
 from contexts import jacobian
 from tests import fd
-from tests.modules import imported
+from tests.modules import installed
 
 LIBRARY = '''
 from itertools import repeat
@@ -43,9 +43,7 @@ def transform(sig, freqs, n_cycles=7):
 
 @pytest.fixture(scope="module")
 def lib(tmp_path_factory):
-    root = tmp_path_factory.mktemp("env") / "site-packages"
-    root.mkdir()
-    with imported(root, {"_od_repeat_lib": LIBRARY}) as (module,):
+    with installed(tmp_path_factory, {"_od_repeat_lib": LIBRARY}) as (module,):
         yield module
 
 
