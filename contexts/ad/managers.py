@@ -47,7 +47,7 @@ _SKIPPED = frozenset({"CACHE", "EXTENDED_ARG", "PRECALL", "KW_NAMES", "NOP", "PU
 _QUIET = frozenset(map(id, (builtins.hasattr, builtins.getattr, builtins.isinstance, builtins.issubclass,
                             builtins.len, builtins.callable, builtins.id, builtins.type, builtins.iter,
                             builtins.next, builtins.delattr, sys.setprofile)))
-_GENERATOR_METHODS = frozenset({"throw", "close", "send", "with_traceback"})
+_GENERATOR_METHODS = frozenset({"throw", "close"})  # (contextlib's own calls of the generator)
 
 _CHECKED: dict = {}  # code -> whether it is harmless (`harmless_code`)
 
